@@ -1,0 +1,327 @@
+//! # mcp-fuzz-generators
+//!
+//! Turns a JSON Schema (a tool's `inputSchema` or `outputSchema`) into
+//! [proptest](https://docs.rs/proptest) strategies for **valid** values, labelled **invalid** values
+//! and deterministic **boundary** values.
+//!
+//! A schema is compiled once into a [`Generator`]; strategies are built from that plan and can be
+//! drawn from many times. Every value this crate labels valid validates against the schema with the
+//! `jsonschema` crate (formats asserted), and every value labelled invalid fails it: the oracle is
+//! part of the contract, see [`Generator::is_valid`].
+//!
+//! ```
+//! use mcp_fuzz_generators::Generator;
+//! use serde_json::json;
+//!
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": { "name": { "type": "string", "minLength": 1 } },
+//!     "required": ["name"],
+//!     "additionalProperties": false
+//! });
+//! let generator = Generator::compile(&schema).unwrap();
+//! let mut sampler = generator.sampler(7);
+//! let value = sampler.valid().unwrap();
+//! assert!(generator.is_valid(&value));
+//! let bad = sampler.invalid().unwrap();
+//! assert!(!generator.is_valid(&bad.value));
+//! ```
+#![deny(missing_docs)]
+
+mod engine;
+mod error;
+
+pub use error::{SchemaError, SchemaErrorKind};
+
+use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::Value;
+use std::fmt;
+
+/// The JSON Schema dialect a schema is read in, chosen by its `$schema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// Draft 4 (`exclusiveMinimum` is a boolean, `definitions`, `dependencies`).
+    Draft4,
+    /// Draft 6.
+    Draft6,
+    /// Draft 7 (`items` array form, `additionalItems`, `if`/`then`/`else`).
+    Draft7,
+    /// Draft 2019-09.
+    Draft201909,
+    /// Draft 2020-12, the default.
+    Draft202012,
+}
+
+impl Dialect {
+    /// The dialect's short name (`draft-07`, `2020-12`, ...).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft4 => "draft-04",
+            Self::Draft6 => "draft-06",
+            Self::Draft7 => "draft-07",
+            Self::Draft201909 => "2019-09",
+            Self::Draft202012 => "2020-12",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The kind of change that turned a valid value into an invalid one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Mutation {
+    /// A required property was removed.
+    MissingRequired,
+    /// A value was replaced by one of a type the schema does not allow.
+    WrongType,
+    /// `null` where the schema does not allow it.
+    UnexpectedNull,
+    /// A number below `minimum` / at or below `exclusiveMinimum`.
+    BelowMinimum,
+    /// A number above `maximum` / at or above `exclusiveMaximum`.
+    AboveMaximum,
+    /// A number that is not a multiple of `multipleOf`.
+    NotMultipleOf,
+    /// A string shorter than `minLength`.
+    TooShort,
+    /// A string longer than `maxLength`.
+    TooLong,
+    /// A string that does not match `pattern`.
+    PatternMismatch,
+    /// A string that is not of the declared `format`.
+    FormatMismatch,
+    /// A value outside `enum`.
+    NotInEnum,
+    /// A value other than `const`.
+    NotConst,
+    /// A property not allowed by `additionalProperties: false` (or a `false` property schema).
+    UnexpectedProperty,
+    /// An object with fewer properties than `minProperties`.
+    TooFewProperties,
+    /// An object with more properties than `maxProperties`.
+    TooManyProperties,
+    /// An array with fewer items than `minItems`.
+    TooFewItems,
+    /// An array with more items than `maxItems`.
+    TooManyItems,
+    /// An array with a repeated item under `uniqueItems`.
+    DuplicateItems,
+    /// A property present without the properties `dependentRequired` asks for.
+    MissingDependency,
+}
+
+impl Mutation {
+    /// Stable kebab-case name of the mutation.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MissingRequired => "missing-required",
+            Self::WrongType => "wrong-type",
+            Self::UnexpectedNull => "unexpected-null",
+            Self::BelowMinimum => "below-minimum",
+            Self::AboveMaximum => "above-maximum",
+            Self::NotMultipleOf => "not-multiple-of",
+            Self::TooShort => "too-short",
+            Self::TooLong => "too-long",
+            Self::PatternMismatch => "pattern-mismatch",
+            Self::FormatMismatch => "format-mismatch",
+            Self::NotInEnum => "not-in-enum",
+            Self::NotConst => "not-const",
+            Self::UnexpectedProperty => "unexpected-property",
+            Self::TooFewProperties => "too-few-properties",
+            Self::TooManyProperties => "too-many-properties",
+            Self::TooFewItems => "too-few-items",
+            Self::TooManyItems => "too-many-items",
+            Self::DuplicateItems => "duplicate-items",
+            Self::MissingDependency => "missing-dependency",
+        }
+    }
+}
+
+impl fmt::Display for Mutation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where and how an invalid value was made invalid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Label {
+    /// The kind of mutation.
+    pub mutation: Mutation,
+    /// JSON pointer (RFC 6901) of the mutated location in the *value*; `""` is the whole value.
+    pub pointer: String,
+    /// The schema keyword the mutation violates (`required`, `type`, `maxLength`, ...).
+    pub keyword: &'static str,
+}
+
+/// An invalid value with the label of the mutation that made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// The value; it fails the schema.
+    pub value: Value,
+    /// How it was made.
+    pub label: Label,
+}
+
+/// A TestRunner whose every draw is determined by `seed`, on every machine.
+///
+/// It reads no environment variables and persists nothing.
+#[must_use]
+pub fn seeded_runner(seed: u64) -> TestRunner {
+    let mut bytes = [0_u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16]
+        .copy_from_slice(&seed.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes());
+    let config = Config {
+        failure_persistence: None,
+        cases: 256,
+        max_local_rejects: 10_000,
+        max_global_rejects: 10_000,
+        ..Config::with_cases(256)
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// Draws values from a [`Generator`] with a seeded runner.
+pub struct Sampler<'g> {
+    generator: &'g Generator,
+    runner: TestRunner,
+    valid: Option<Result<BoxedStrategy<Value>, SchemaError>>,
+    invalid: Option<Result<BoxedStrategy<Invalid>, SchemaError>>,
+}
+
+impl Sampler<'_> {
+    /// Draws one valid value.
+    ///
+    /// # Errors
+    /// When the schema cannot be honoured (unsatisfiable, unsupported construct).
+    pub fn valid(&mut self) -> Result<Value, SchemaError> {
+        let generator = self.generator;
+        let strategy = self.valid.get_or_insert_with(|| generator.valid_strategy());
+        draw(strategy, &mut self.runner)
+    }
+
+    /// Draws one labelled invalid value.
+    ///
+    /// # Errors
+    /// When no invalid value can be made (the schema accepts everything) or generation fails.
+    pub fn invalid(&mut self) -> Result<Invalid, SchemaError> {
+        let generator = self.generator;
+        let strategy = self.invalid.get_or_insert_with(|| generator.invalid_strategy());
+        draw(strategy, &mut self.runner)
+    }
+
+    /// The runner, for drawing value trees (e.g. to shrink).
+    pub fn runner(&mut self) -> &mut TestRunner {
+        &mut self.runner
+    }
+}
+
+fn draw<T: fmt::Debug>(
+    strategy: &Result<BoxedStrategy<T>, SchemaError>,
+    runner: &mut TestRunner,
+) -> Result<T, SchemaError> {
+    let strategy = strategy.as_ref().map_err(Clone::clone)?;
+    strategy.new_tree(runner).map(|tree| tree.current()).map_err(|reason| {
+        SchemaError::new(
+            SchemaErrorKind::Unsupported(format!(
+                "too many generated values were rejected: {reason}"
+            )),
+            "",
+        )
+    })
+}
+
+/// A compiled schema: the plan that strategies, boundary values and mutations are drawn from.
+pub struct Generator {
+    inner: engine::Compiled,
+}
+
+impl Generator {
+    /// Compiles a schema (a `serde_json::Value`: an object or a boolean).
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the pointer when the schema is malformed, refers to a remote
+    /// resource, nests too deep or is too large. An unsatisfiable schema still compiles: it is
+    /// [`Generator::valid_strategy`] that reports it.
+    pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
+        engine::Compiled::new(schema).map(|inner| Self { inner })
+    }
+
+    /// The dialect the schema was read in.
+    #[must_use]
+    pub fn dialect(&self) -> Dialect {
+        self.inner.dialect()
+    }
+
+    /// Notes about how the schema was read (an unknown `$schema`, ignored keywords...).
+    #[must_use]
+    pub fn notes(&self) -> &[String] {
+        self.inner.notes()
+    }
+
+    /// The oracle: whether `value` validates against the schema (formats asserted).
+    #[must_use]
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.inner.is_valid(value)
+    }
+
+    /// The validation errors of `value` as `(instance pointer, keyword)` pairs; empty when valid.
+    #[must_use]
+    pub fn violations(&self, value: &Value) -> Vec<(String, String)> {
+        self.inner.violations(value)
+    }
+
+    /// A strategy for valid values; they shrink towards small, simple values.
+    ///
+    /// # Errors
+    /// When the schema cannot be honoured: unsatisfiable, or a construct the generator cannot
+    /// generate for. The error names the pointer.
+    pub fn valid_strategy(&self) -> Result<BoxedStrategy<Value>, SchemaError> {
+        self.inner.valid_strategy()
+    }
+
+    /// A strategy for labelled invalid values: each is a valid value with one labelled mutation.
+    ///
+    /// # Errors
+    /// [`SchemaErrorKind::AcceptsEverything`] when no value is invalid; otherwise as
+    /// [`Generator::valid_strategy`].
+    pub fn invalid_strategy(&self) -> Result<BoxedStrategy<Invalid>, SchemaError> {
+        self.inner.invalid_strategy()
+    }
+
+    /// Deterministic boundary (coverage) values, all valid: the simplest value, only-required and
+    /// all-properties objects, each bound and its neighbours, each enum member, empty and
+    /// maximal containers, hostile-but-valid strings, `default` and `examples`.
+    ///
+    /// # Errors
+    /// As [`Generator::valid_strategy`].
+    pub fn boundary(&self) -> Result<Vec<Value>, SchemaError> {
+        self.inner.boundary()
+    }
+
+    /// Deterministic labelled invalid values: one missing-required case per required property at
+    /// every depth, one wrong-type case per property at every depth, then the other mutations
+    /// (bounds, lengths, pattern, format, enum, unexpected property, item counts, duplicates, null).
+    ///
+    /// # Errors
+    /// As [`Generator::invalid_strategy`].
+    pub fn mutations(&self) -> Result<Vec<Invalid>, SchemaError> {
+        self.inner.mutations()
+    }
+
+    /// A sampler whose draws are determined by `seed`.
+    #[must_use]
+    pub fn sampler(&self, seed: u64) -> Sampler<'_> {
+        Sampler { generator: self, runner: seeded_runner(seed), valid: None, invalid: None }
+    }
+}

@@ -1,0 +1,3 @@
+//! The `mcp-fuzz` binary: thin wiring over the library crates.
+
+fn main() {}
