@@ -1,0 +1,48 @@
+//! The process exit codes: the one documented table (mirrored in the README).
+//!
+//! | Code | Name                   | Meaning                                                             |
+//! |-----:|------------------------|---------------------------------------------------------------------|
+//! |    0 | `SUCCESS`              | Done, nothing found; also `--help`, `--version`, a closed stdout.   |
+//! |    1 | `FINDINGS`             | The run found problems in the server (reserved for `run`).          |
+//! |    2 | `USAGE`                | Usage or input error: bad flags, unreadable file, malformed JSON.   |
+//! |    3 | `SERVER_START`         | The server did not start or finish the handshake (reserved).        |
+//! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
+//! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
+//!
+//! A number is never reused for another meaning: new outcomes get new numbers.
+//! See: <https://github.com/nextest-rs/nextest/blob/main/nextest-metadata/src/exit_codes.rs>.
+
+/// Done; nothing found. Also used for `--help`, `--version` and a closed stdout pipe.
+pub const SUCCESS: u8 = 0;
+
+/// The run found problems in the server under test.
+#[cfg_attr(not(test), expect(dead_code, reason = "reserved for `run`, which does not exist yet"))]
+pub const FINDINGS: u8 = 1;
+
+/// Usage or input error: bad flags, an unreadable file, malformed JSON or a malformed capture.
+pub const USAGE: u8 = 2;
+
+/// The server failed to start or to complete the MCP handshake.
+#[cfg_attr(not(test), expect(dead_code, reason = "reserved for `run`, which does not exist yet"))]
+pub const SERVER_START: u8 = 3;
+
+/// No tools selected: the capture lists no tools, or `--tool` names none of them.
+pub const NO_TOOLS: u8 = 4;
+
+/// `gen`: the schema cannot be honoured (unsatisfiable, unsupported construct, malformed schema).
+pub const UNSATISFIABLE_SCHEMA: u8 = 5;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_distinct() {
+        let codes = [SUCCESS, FINDINGS, USAGE, SERVER_START, NO_TOOLS, UNSATISFIABLE_SCHEMA];
+        for (i, a) in codes.iter().enumerate() {
+            for b in &codes[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
+}
