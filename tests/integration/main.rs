@@ -1,0 +1,9 @@
+//! End-to-end tests of the `mcp-fuzz` binary, built as one test binary with a module per area.
+//!
+//! Every test runs the real binary on files under `fixtures/` (or on temporary files it writes)
+//! and checks stdout, stderr and the exit code. Values are checked with the `jsonschema` crate
+//! (formats asserted), independently of the generators' own oracle.
+
+mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod tools_list;
+mod util;
