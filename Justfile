@@ -1,0 +1,34 @@
+# The same checks as `.ci/run`, one recipe each. `just` lists them.
+
+default:
+    @just --list
+
+# Everything CI runs, in order.
+ci: versions fmt-check clippy test bench-build
+
+# Print the tool versions.
+versions:
+    rustc --version
+    cargo --version
+    cargo fmt --version
+    cargo clippy --version
+
+# Check formatting.
+fmt-check:
+    cargo fmt --all --check
+
+# Format the code.
+fmt:
+    cargo fmt --all
+
+# Lint every crate and target, warnings as errors.
+clippy:
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Run all tests (the README's test command).
+test:
+    cargo test --workspace --release
+
+# Check that the benches compile.
+bench-build:
+    cargo bench --workspace --no-run
