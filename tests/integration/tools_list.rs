@@ -8,14 +8,13 @@ use std::ffi::OsStr;
 const EVERYTHING: &str = "tools-list/npm/@modelcontextprotocol__server-everything@2026.8.31.json";
 
 /// Every file under `fixtures/tools-list-shapes/` that lists the tools `pick` and `other`.
-const TWO_TOOL_SHAPES: [&str; 7] = [
+const TWO_TOOL_SHAPES: [&str; 6] = [
     "tools-object.json",
     "tools-object-with-metadata.json",
     "jsonrpc.json",
     "array.json",
     "pages.json",
     "transcript.jsonl",
-    "tools-object.json",
 ];
 
 fn gen_tools(capture: &str, extra: &[&str]) -> Run {
