@@ -28,8 +28,16 @@
 //! ```
 #![deny(missing_docs)]
 
+mod build;
+mod deterministic;
 mod engine;
 mod error;
+mod format;
+mod mutate;
+mod pattern;
+mod schema;
+mod shape;
+mod value;
 
 pub use error::{SchemaError, SchemaErrorKind};
 

@@ -1,0 +1,353 @@
+//! Deterministic values: boundary (coverage) values and the systematic list of labelled
+//! mutations, composed location by location from the simplest values, then confirmed by the
+//! oracle at the root.
+
+use crate::build::{Builder, Mode, Strat, int_grid};
+use crate::mutate::{LocalContext, LocalMutation, static_mutations, wrong_types};
+use crate::schema::Types;
+use crate::shape::Conj;
+use crate::value::{self, json_eq, push_ptr};
+use crate::{Invalid, Label, Mutation};
+use proptest::strategy::{Strategy, ValueTree};
+use serde_json::{Value, json};
+
+/// Candidate values kept per location.
+///
+/// Why: a location's candidates are multiplied into its parent's; 24 covers every bound, its
+/// neighbours, the hostile strings and a handful of enum members without blowing up wide objects.
+const PER_LOCATION: usize = 24;
+
+/// Deterministic values emitted per schema at most.
+///
+/// Why: the corpus's widest tools have ~50 properties; 2000 keeps a boundary pass quick while
+/// still covering every property's candidates.
+const MAX_VALUES: usize = 2_000;
+
+/// Simplification steps taken to reach a strategy's simplest value.
+const MAX_SIMPLIFY: usize = 10_000;
+
+/// Deepest location the deterministic walkers descend to.
+const MAX_WALK_DEPTH: u32 = 8;
+
+/// The simplest value a strategy produces: a seeded draw, simplified until it cannot be.
+pub(crate) fn simplest(s: &Strat) -> Option<Value> {
+    let mut runner = crate::seeded_runner(0);
+    let mut tree = s.new_tree(&mut runner).ok()?;
+    for _ in 0..MAX_SIMPLIFY {
+        if !tree.simplify() {
+            break;
+        }
+    }
+    Some(tree.current())
+}
+
+fn simplest_at(b: &mut Builder<'_>, conj: &Conj, depth: u32, all_optional: bool) -> Option<Value> {
+    let s = b.valid(conj, depth, Mode { all_optional }).ok()?;
+    simplest(&s)
+}
+
+fn push_unique(out: &mut Vec<Value>, v: Value) {
+    if !out.iter().any(|x| json_eq(x, &v)) {
+        out.push(v);
+    }
+}
+
+/// Hostile but ordinary strings: emoji, right-to-left text, combining marks, NUL, quotes.
+const HOSTILE: &[&str] =
+    &["\u{1F600}", "\u{202E}abc", "e\u{301}", "a\u{0}b", "\"'<>&\\", " ", "\u{FEFF}"];
+
+/// Candidate values for one location, each valid for it as far as its own keywords go.
+fn candidates(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<Value> {
+    let shape = b.shape(conj);
+    let mut out = Vec::new();
+    if shape.unsat.is_some() || depth > MAX_WALK_DEPTH {
+        return out;
+    }
+    if let Some(group) = shape.groups.first() {
+        for branch in &group.branches {
+            for v in candidates(b, &conj.choose(group, branch), depth) {
+                push_unique(&mut out, v);
+            }
+        }
+        out.truncate(PER_LOCATION * 2);
+        return out;
+    }
+    for v in shape.defaults.iter().chain(&shape.examples) {
+        push_unique(&mut out, v.clone());
+    }
+    if let Some(values) = &shape.enum_ {
+        for v in values.iter().take(PER_LOCATION) {
+            push_unique(&mut out, v.clone());
+        }
+        return out;
+    }
+    let t = shape.gen_types;
+    if t.has(Types::INT) || t.has(Types::FRAC) {
+        numbers(&shape, &mut out);
+    }
+    if t.has(Types::STR) {
+        if let Some(v) = simplest_at(b, conj, depth, false).filter(Value::is_string) {
+            push_unique(&mut out, v);
+        }
+        let plain = shape.patterns.is_empty()
+            && shape.formats.iter().all(|f| crate::format::example(f).is_none());
+        if let Some(ex) = shape.formats.iter().find_map(|f| crate::format::example(f)) {
+            push_unique(&mut out, json!(ex));
+        }
+        if plain {
+            let fits = |n: u64| n >= shape.min_len && shape.max_len.is_none_or(|m| n <= m);
+            let min = usize::try_from(shape.min_len).unwrap_or(usize::MAX);
+            if min <= 10_000 {
+                push_unique(&mut out, Value::String("a".repeat(min)));
+            }
+            if let Some(max) = shape.max_len.filter(|&m| m <= 10_000) {
+                push_unique(&mut out, Value::String("z".repeat(usize::try_from(max).unwrap_or(0))));
+            }
+            for h in HOSTILE {
+                let n = h.chars().count() as u64;
+                if fits(n) {
+                    push_unique(&mut out, json!(h));
+                } else if n < shape.min_len && shape.min_len <= 10_000 {
+                    let padded: String =
+                        h.chars().chain(std::iter::repeat('a')).take(min).collect();
+                    push_unique(&mut out, Value::String(padded));
+                }
+            }
+            if fits(10_000) {
+                push_unique(&mut out, Value::String("x".repeat(10_000)));
+            }
+        }
+    }
+    if t.has(Types::BOOL) {
+        push_unique(&mut out, json!(false));
+        push_unique(&mut out, json!(true));
+    }
+    if t.has(Types::ARR) {
+        arrays(b, conj, depth, &mut out);
+    }
+    if t.has(Types::OBJ) {
+        objects(b, conj, depth, &mut out);
+    }
+    if t.has(Types::NULL) {
+        push_unique(&mut out, Value::Null);
+    }
+    out.retain(|v| !shape.excluded.iter().any(|x| json_eq(x, v)));
+    out.truncate(PER_LOCATION.max(out.len().min(MAX_VALUES)));
+    out
+}
+
+fn numbers(shape: &crate::shape::Shape, out: &mut Vec<Value>) {
+    let int_only = !shape.gen_types.has(Types::FRAC);
+    if let Ok((klo, khi, step)) = int_grid(shape) {
+        let mut ks: Vec<i128> = Vec::new();
+        if let Some(a) = klo {
+            ks.extend([a, a + 1]);
+        }
+        if let Some(z) = khi {
+            ks.extend([z, z - 1]);
+        }
+        ks.extend([0, 1, -1]);
+        for k in ks {
+            if klo.is_none_or(|a| k >= a) && khi.is_none_or(|z| k <= z) {
+                push_unique(out, value::int(k * step));
+            }
+        }
+        if klo.is_none() && khi.is_none() && shape.multiple_of.is_empty() {
+            push_unique(out, value::int(i128::from(i32::MAX)));
+            push_unique(out, value::int(i128::from(i32::MIN)));
+            push_unique(out, value::int(9_007_199_254_740_991));
+        }
+    }
+    if !int_only && shape.multiple_of.is_empty() {
+        let in_range = |v: f64| {
+            shape.lo.is_none_or(|b| if b.exclusive { v > b.value } else { v >= b.value })
+                && shape.hi.is_none_or(|b| if b.exclusive { v < b.value } else { v <= b.value })
+        };
+        let mut fs = vec![0.5, -0.5, 1.5];
+        for bound in [shape.lo, shape.hi].into_iter().flatten() {
+            let eps = 1.0e-6 * bound.value.abs().max(1.0);
+            fs.extend([bound.value, bound.value + eps, bound.value - eps]);
+        }
+        for f in fs {
+            if f.is_finite() && in_range(f) {
+                push_unique(out, value::float(f));
+            }
+        }
+    }
+}
+
+fn arrays(b: &mut Builder<'_>, conj: &Conj, depth: u32, out: &mut Vec<Value>) {
+    let shape = b.shape(conj);
+    let Some(base) = simplest_at(b, conj, depth, false).filter(Value::is_array) else { return };
+    push_unique(out, base.clone());
+    if let Some(all) = simplest_at(b, conj, depth, true).filter(Value::is_array) {
+        push_unique(out, all);
+    }
+    let Value::Array(items) = base else { return };
+    let max = shape.max_items.unwrap_or(u64::MAX);
+    let rest_at =
+        shape.arr_nodes.iter().map(|&id| b.plan.node(id).prefix_items.len()).max().unwrap_or(0);
+    let Some(ic) = b.item_conj(&shape, items.len().min(rest_at)) else { return };
+    let item_candidates = candidates(b, &ic, depth + 1);
+    // One array per item candidate: the base with that item appended (or in place of the last).
+    for v in item_candidates.iter().take(PER_LOCATION) {
+        let mut a = items.clone();
+        if (a.len() as u64) < max && a.len() >= rest_at {
+            a.push(v.clone());
+        } else if let Some(last) = a.last_mut() {
+            *last = v.clone();
+        } else {
+            continue;
+        }
+        push_unique(out, Value::Array(a));
+    }
+    // The largest allowed array of distinct candidates, when small.
+    if max <= 64 && max > items.len() as u64 {
+        let mut a = items.clone();
+        for v in item_candidates.iter().cycle().take(usize::try_from(max).unwrap_or(0) * 2) {
+            if a.len() as u64 >= max {
+                break;
+            }
+            if !shape.unique || !a.iter().any(|x| json_eq(x, v)) {
+                a.push(v.clone());
+            }
+        }
+        push_unique(out, Value::Array(a));
+    }
+}
+
+fn objects(b: &mut Builder<'_>, conj: &Conj, depth: u32, out: &mut Vec<Value>) {
+    let shape = b.shape(conj);
+    let Some(min) = simplest_at(b, conj, depth, false).filter(Value::is_object) else { return };
+    push_unique(out, min.clone());
+    let all = simplest_at(b, conj, depth, true).filter(Value::is_object).unwrap_or(min);
+    push_unique(out, all.clone());
+    let Value::Object(base) = all else { return };
+    for name in b.declared_names(&shape) {
+        let Some(pc) = b.prop_conj(&shape, &name) else { continue };
+        for v in candidates(b, &pc, depth + 1).into_iter().take(PER_LOCATION) {
+            let mut o = base.clone();
+            o.insert(name.clone(), v);
+            push_unique(out, Value::Object(o));
+            if out.len() >= MAX_VALUES {
+                return;
+            }
+        }
+    }
+}
+
+/// Boundary values of the whole schema, all confirmed valid by the oracle.
+pub(crate) fn boundary(
+    b: &mut Builder<'_>,
+    root: &Conj,
+    strategy: &Strat,
+    oracle: &jsonschema::Validator,
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Some(v) = simplest(strategy) {
+        push_unique(&mut out, v);
+    }
+    for v in candidates(b, root, 0) {
+        if out.len() >= MAX_VALUES {
+            break;
+        }
+        push_unique(&mut out, v);
+    }
+    out.retain(|v| oracle.is_valid(v));
+    out
+}
+
+/// Systematic mutations at one location; pointers relative to it.
+fn mutations_at(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<LocalMutation> {
+    let shape = b.shape(conj);
+    let mut out = Vec::new();
+    if shape.unsat.is_some() || depth > MAX_WALK_DEPTH {
+        return out;
+    }
+    if let Some(group) = shape.groups.first() {
+        for branch in &group.branches {
+            out.extend(mutations_at(b, &conj.choose(group, branch), depth));
+        }
+        return out;
+    }
+    // One wrong-type case per location (the most telling type), one null case, then the rest.
+    let wrong = wrong_types(shape.types);
+    out.extend(wrong.iter().find(|m| m.mutation == Mutation::WrongType).cloned());
+    out.extend(wrong.iter().find(|m| m.mutation == Mutation::UnexpectedNull).cloned());
+    out.extend(
+        static_mutations(b, &shape).into_iter().filter(|m| {
+            m.mutation != Mutation::WrongType && m.mutation != Mutation::UnexpectedNull
+        }),
+    );
+    let Some(base) = simplest_at(b, conj, depth, true) else { return out };
+    let local = LocalContext::new(b, &shape);
+    out.extend(local.mutations_of(&base));
+    if let (true, Value::Object(o)) = (shape.gen_types.has(Types::OBJ), &base) {
+        for name in b.declared_names(&shape) {
+            let Some(pc) = b.prop_conj(&shape, &name) else { continue };
+            for mut child in mutations_at(b, &pc, depth + 1) {
+                let mut parent = o.clone();
+                parent.insert(name.clone(), child.value);
+                child.value = Value::Object(parent);
+                child.pointer = format!("{}{}", push_ptr("", &name), child.pointer);
+                out.push(child);
+            }
+        }
+    }
+    if let (true, Value::Array(items)) = (shape.gen_types.has(Types::ARR), &base) {
+        let rest_at =
+            shape.arr_nodes.iter().map(|&id| b.plan.node(id).prefix_items.len()).max().unwrap_or(0);
+        for i in 0..=rest_at {
+            let Some(ic) = b.item_conj(&shape, i) else { continue };
+            let mut arr = items.clone();
+            if arr.len() <= i {
+                if i != arr.len() || shape.max_items.is_some_and(|m| m <= i as u64) {
+                    continue;
+                }
+                let Some(item) = simplest_at(b, &ic, depth + 1, true) else { continue };
+                arr.push(item);
+            }
+            for mut child in mutations_at(b, &ic, depth + 1) {
+                let mut parent = arr.clone();
+                parent[i] = child.value;
+                child.value = Value::Array(parent);
+                child.pointer = format!("/{i}{}", child.pointer);
+                out.push(child);
+            }
+        }
+    }
+    out
+}
+
+/// The systematic labelled mutations of the whole schema, all confirmed invalid by the oracle:
+/// missing-required cases first, then wrong-type cases, then the rest.
+pub(crate) fn mutations(
+    b: &mut Builder<'_>,
+    root: &Conj,
+    oracle: &jsonschema::Validator,
+) -> Vec<Invalid> {
+    let mut all = mutations_at(b, root, 0);
+    all.retain(|m| !oracle.is_valid(&m.value));
+    let rank = |m: &LocalMutation| match m.mutation {
+        Mutation::MissingRequired => 0,
+        Mutation::WrongType => 1,
+        _ => 2,
+    };
+    all.sort_by_key(rank);
+    let mut out: Vec<Invalid> = Vec::new();
+    for m in all {
+        if out.len() >= MAX_VALUES {
+            break;
+        }
+        if out.iter().any(|x| {
+            x.label.pointer == m.pointer && x.label.mutation == m.mutation && x.value == m.value
+        }) {
+            continue;
+        }
+        out.push(Invalid {
+            value: m.value,
+            label: Label { mutation: m.mutation, pointer: m.pointer, keyword: m.keyword },
+        });
+    }
+    out
+}
