@@ -225,10 +225,10 @@ impl<'p> Builder<'p> {
     /// Valid strings of a shape, as `String`s (mutations derive from them).
     pub fn string_raw(&mut self, shape: &Shape) -> Result<BoxedStrategy<String>, SchemaError> {
         let min = shape.min_len;
-        if let Some(max) = shape.max_len {
-            if max < min {
-                return Err(unsat(format!("maxLength {max} < minLength {min}"), &shape.ptr));
-            }
+        if let Some(max) = shape.max_len
+            && max < min
+        {
+            return Err(unsat(format!("maxLength {max} < minLength {min}"), &shape.ptr));
         }
         let max = shape.max_len;
         let (base, constrained): (BoxedStrategy<String>, bool) = if let Some(hir) =
@@ -371,10 +371,11 @@ impl<'p> Builder<'p> {
                 contains_n = cmin;
                 contains = vec![s; usize::try_from(cmin).unwrap_or(0)];
             }
-        } else if let Some(&(_, cmin, _)) = shape.contains.first() {
-            if cmin > 0 && rest_conj.is_none() {
-                // Prefix-only arrays: the oracle decides whether a prefix item satisfies `contains`.
-            }
+        } else if let Some(&(_, cmin, _)) = shape.contains.first()
+            && cmin > 0
+            && rest_conj.is_none()
+        {
+            // Prefix-only arrays: the oracle decides whether a prefix item satisfies `contains`.
         }
         let rest_lo = need_rest.saturating_sub(contains_n);
         let rest_hi = rest_hi.saturating_sub(contains_n).max(rest_lo);
@@ -480,10 +481,8 @@ impl<'p> Builder<'p> {
                     matched = true;
                 }
             }
-            if !matched {
-                if let Some(a) = n.additional_properties {
-                    nodes.push(a);
-                }
+            if !matched && let Some(a) = n.additional_properties {
+                nodes.push(a);
             }
         }
         for (k, s) in &shape.dep_schemas {
@@ -547,13 +546,13 @@ impl<'p> Builder<'p> {
         depth: u32,
         mode: Mode,
     ) -> Result<Strat, SchemaError> {
-        if let Some(max) = shape.max_props {
-            if max < shape.min_props {
-                return Err(unsat(
-                    format!("maxProperties {max} < minProperties {}", shape.min_props),
-                    &shape.ptr,
-                ));
-            }
+        if let Some(max) = shape.max_props
+            && max < shape.min_props
+        {
+            return Err(unsat(
+                format!("maxProperties {max} < minProperties {}", shape.min_props),
+                &shape.ptr,
+            ));
         }
         let soft = depth >= SOFT_DEPTH;
         let names = self.declared_names(shape);
@@ -607,20 +606,19 @@ impl<'p> Builder<'p> {
         if !soft || promote > 0 {
             if let Some(ec) =
                 extra.filter(|_| explicit_additional || names.is_empty() || promote > 0)
+                && let Ok(vs) = self.valid(&ec, depth + 1, mode)
             {
-                if let Ok(vs) = self.valid(&ec, depth + 1, mode) {
-                    let ks = self.key_strategy(shape, depth)?;
-                    let free = Arc::clone(&free);
-                    let lo = usize::try_from(promote).unwrap_or(usize::MAX);
-                    let hi = if soft { lo } else { lo + 3 };
-                    extras.push(
-                        proptest::collection::vec(
-                            (ks.prop_filter("free key", move |k| free(k)), vs),
-                            lo..=hi,
-                        )
-                        .boxed(),
-                    );
-                }
+                let ks = self.key_strategy(shape, depth)?;
+                let free = Arc::clone(&free);
+                let lo = usize::try_from(promote).unwrap_or(usize::MAX);
+                let hi = if soft { lo } else { lo + 3 };
+                extras.push(
+                    proptest::collection::vec(
+                        (ks.prop_filter("free key", move |k| free(k)), vs),
+                        lo..=hi,
+                    )
+                    .boxed(),
+                );
             }
             if !soft {
                 let pats: Vec<(String, NodeId)> = shape
@@ -841,13 +839,13 @@ pub(crate) fn int_grid(shape: &Shape) -> Result<(Option<i128>, Option<i128>, i12
     });
     let klo = lo.map(|l| div_ceil(l, step));
     let khi = hi.map(|h| div_floor(h, step));
-    if let (Some(a), Some(b)) = (klo, khi) {
-        if a > b {
-            return Err(format!(
-                "no integer{} lies between the bounds",
-                if step == 1 { String::new() } else { format!(" multiple of {step}") }
-            ));
-        }
+    if let (Some(a), Some(b)) = (klo, khi)
+        && a > b
+    {
+        return Err(format!(
+            "no integer{} lies between the bounds",
+            if step == 1 { String::new() } else { format!(" multiple of {step}") }
+        ));
     }
     Ok((klo, khi, step))
 }
@@ -966,13 +964,13 @@ fn number(shape: &Shape) -> Result<Strat, SchemaError> {
                 k
             }
         });
-        if let (Some(a), Some(b)) = (klo, khi) {
-            if a > b {
-                return Err(unsat(
-                    format!("no multiple of {step} lies between the bounds"),
-                    &shape.ptr,
-                ));
-            }
+        if let (Some(a), Some(b)) = (klo, khi)
+            && a > b
+        {
+            return Err(unsat(
+                format!("no multiple of {step} lies between the bounds"),
+                &shape.ptr,
+            ));
         }
         let factor = 10_f64.powi(i32::try_from(decimals).unwrap_or(0));
         return Ok(k_range(klo.map(f_to_i), khi.map(f_to_i), 1)

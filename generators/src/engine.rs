@@ -46,10 +46,10 @@ pub(crate) fn build_oracle(
 fn first_non_local_ref(v: &Value, ptr: &str) -> Option<(String, String)> {
     match v {
         Value::Object(o) => {
-            if let Some(r) = o.get("$ref").and_then(Value::as_str) {
-                if !r.starts_with('#') {
-                    return Some((r.to_owned(), ptr.to_owned()));
-                }
+            if let Some(r) = o.get("$ref").and_then(Value::as_str)
+                && !r.starts_with('#')
+            {
+                return Some((r.to_owned(), ptr.to_owned()));
             }
             o.iter()
                 .filter(|(k, _)| !matches!(k.as_str(), "enum" | "const" | "default" | "examples"))

@@ -95,18 +95,15 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
                 out.push(m(Mutation::AboveMaximum, kw, value::float(v)));
             }
         }
-        if let Some(&step) = s.multiple_of.first() {
-            if let Ok((klo, _, _)) = int_grid(&Shape { multiple_of: Vec::new(), ..s.clone() }) {
-                #[expect(clippy::cast_precision_loss, reason = "a small integer")]
-                let base = klo.unwrap_or(0).max(0) as f64;
-                let candidate = if int_only && step > 1.0 { base + 1.0 } else { base + step / 2.0 };
-                let candidate = if (candidate / step).fract() == 0.0 {
-                    candidate + step / 3.0
-                } else {
-                    candidate
-                };
-                out.push(m(Mutation::NotMultipleOf, "multipleOf", value::float(candidate)));
-            }
+        if let Some(&step) = s.multiple_of.first()
+            && let Ok((klo, _, _)) = int_grid(&Shape { multiple_of: Vec::new(), ..s.clone() })
+        {
+            #[expect(clippy::cast_precision_loss, reason = "a small integer")]
+            let base = klo.unwrap_or(0).max(0) as f64;
+            let candidate = if int_only && step > 1.0 { base + 1.0 } else { base + step / 2.0 };
+            let candidate =
+                if (candidate / step).fract() == 0.0 { candidate + step / 3.0 } else { candidate };
+            out.push(m(Mutation::NotMultipleOf, "multipleOf", value::float(candidate)));
         }
     }
     if s.gen_types.has(Types::STR) {

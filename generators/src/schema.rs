@@ -541,11 +541,11 @@ impl Compiler<'_> {
         let mut stack: Vec<(&Value, String)> = vec![(self.root, String::new())];
         while let Some((v, p)) = stack.pop() {
             if let Value::Object(o) = v {
-                if let Some(id) = o.get("$id").or_else(|| o.get("id")).and_then(Value::as_str) {
-                    if !p.is_empty() && (id == reference || id.ends_with(&format!("/{reference}")))
-                    {
-                        return Some(p);
-                    }
+                if let Some(id) = o.get("$id").or_else(|| o.get("id")).and_then(Value::as_str)
+                    && !p.is_empty()
+                    && (id == reference || id.ends_with(&format!("/{reference}")))
+                {
+                    return Some(p);
                 }
                 for (k, c) in o {
                     if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
@@ -574,10 +574,9 @@ impl Compiler<'_> {
                         }
                         if let Some(id) =
                             o.get("$id").or_else(|| o.get("id")).and_then(Value::as_str)
+                            && let Some(a) = id.strip_prefix('#')
                         {
-                            if let Some(a) = id.strip_prefix('#') {
-                                anchors.insert(a.to_owned(), p.clone());
-                            }
+                            anchors.insert(a.to_owned(), p.clone());
                         }
                         for (k, c) in o {
                             if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
@@ -604,12 +603,13 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;

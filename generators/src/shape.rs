@@ -266,10 +266,10 @@ pub(crate) fn flatten(plan: &Plan, conj: &Conj) -> Shape {
         if let Some(v) = n.max_length {
             s.max_len = Some(s.max_len.map_or(v, |c| c.min(v)));
         }
-        if let Some(p) = &n.pattern {
-            if !s.patterns.contains(p) {
-                s.patterns.push(p.clone());
-            }
+        if let Some(p) = &n.pattern
+            && !s.patterns.contains(p)
+        {
+            s.patterns.push(p.clone());
         }
         if n.min_length.is_some() || n.max_length.is_some() || n.pattern.is_some() {
             families |= Types::STR;
@@ -318,19 +318,20 @@ pub(crate) fn flatten(plan: &Plan, conj: &Conj) -> Shape {
                 n.one_of.iter().map(|&b| Branch { add: vec![b], negate: vec![] }).collect();
             s.groups.push(Group { owner: id, kind: GroupKind::OneOf, branches });
         }
-        if let Some(cond) = n.if_ {
-            if (n.then_.is_some() || n.else_.is_some()) && !resolved(GroupKind::If) {
-                let then_side = Branch {
-                    add: [Some(cond), n.then_].into_iter().flatten().collect(),
-                    negate: vec![],
-                };
-                let else_side = Branch { add: n.else_.into_iter().collect(), negate: vec![cond] };
-                s.groups.push(Group {
-                    owner: id,
-                    kind: GroupKind::If,
-                    branches: vec![then_side, else_side],
-                });
-            }
+        if let Some(cond) = n.if_
+            && (n.then_.is_some() || n.else_.is_some())
+            && !resolved(GroupKind::If)
+        {
+            let then_side = Branch {
+                add: [Some(cond), n.then_].into_iter().flatten().collect(),
+                negate: vec![],
+            };
+            let else_side = Branch { add: n.else_.into_iter().collect(), negate: vec![cond] };
+            s.groups.push(Group {
+                owner: id,
+                kind: GroupKind::If,
+                branches: vec![then_side, else_side],
+            });
         }
         if let Some(not) = n.not {
             s.nots.push(not);
