@@ -137,8 +137,7 @@ impl Compiled {
             .get_or_init(|| {
                 let mut b = Builder::new(&self.plan);
                 let root = self.root();
-                let shape = b.shape(&root);
-                if shape.is_unconstrained() {
+                if b.accepts_everything(&root, 0) {
                     return Err(SchemaError::new(SchemaErrorKind::AcceptsEverything, ""));
                 }
                 let alts = b.invalid(&root, 0)?;
@@ -173,7 +172,7 @@ impl Compiled {
         let _ = self.valid_strategy()?;
         let mut b = Builder::new(&self.plan);
         let root = self.root();
-        if b.shape(&root).is_unconstrained() {
+        if b.accepts_everything(&root, 0) {
             return Err(SchemaError::new(SchemaErrorKind::AcceptsEverything, ""));
         }
         Ok(crate::deterministic::mutations(&mut b, &root, &self.oracle))

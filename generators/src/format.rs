@@ -3,7 +3,8 @@
 
 /// Formats the oracle asserts (with `jsonschema`'s format checks on, for some draft).
 pub(crate) fn is_asserted(format: &str) -> bool {
-    regex_of(format).is_some()
+    // The oracle is built without the `idna` feature: internationalised formats pass unchecked.
+    regex_of(format).is_some() && !format.starts_with("idn-")
 }
 
 /// A regex (generation syntax) whose matches are all valid values of `format`.

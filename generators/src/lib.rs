@@ -124,6 +124,22 @@ pub enum Mutation {
     DuplicateItems,
     /// A property present without the properties `dependentRequired` asks for.
     MissingDependency,
+    /// An array with no item that satisfies `contains` (or fewer than `minContains`).
+    MissingContains,
+    /// An array with more items satisfying `contains` than `maxContains` allows.
+    TooManyContains,
+    /// A property whose value violates `additionalProperties` / `patternProperties`.
+    InvalidAdditionalProperty,
+    /// A property name that `propertyNames` rejects.
+    InvalidPropertyName,
+    /// A value that satisfies a `not` subschema.
+    MatchesNot,
+    /// A value that satisfies more than one `oneOf` branch.
+    MultipleOneOf,
+    /// A value that satisfies `if` but not `then` (or neither `if` nor `else`).
+    ConditionalViolated,
+    /// An array with more items than `items: false` / `additionalItems: false` allow.
+    ExtraItems,
 }
 
 impl Mutation {
@@ -150,6 +166,14 @@ impl Mutation {
             Self::TooManyItems => "too-many-items",
             Self::DuplicateItems => "duplicate-items",
             Self::MissingDependency => "missing-dependency",
+            Self::MissingContains => "missing-contains",
+            Self::TooManyContains => "too-many-contains",
+            Self::InvalidAdditionalProperty => "invalid-additional-property",
+            Self::InvalidPropertyName => "invalid-property-name",
+            Self::MatchesNot => "matches-not",
+            Self::MultipleOneOf => "multiple-one-of",
+            Self::ConditionalViolated => "conditional-violated",
+            Self::ExtraItems => "extra-items",
         }
     }
 }

@@ -106,6 +106,26 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
             out.push(m(Mutation::NotMultipleOf, "multipleOf", value::float(candidate)));
         }
     }
+    if s.gen_types.has(Types::ARR) {
+        if let Some(&(c, cmin, cmax)) = s.contains.first() {
+            if cmin > 0 && s.min_items == 0 {
+                out.push(m(Mutation::MissingContains, "contains", json!([])));
+            }
+            let item = b
+                .valid(&crate::shape::Conj::of(c), 1, crate::build::Mode { all_optional: false })
+                .ok();
+            if let Some(item) = item.as_ref().and_then(crate::deterministic::simplest) {
+                if cmin > 1 {
+                    let few = vec![item.clone(); usize::try_from(cmin - 1).unwrap_or(0)];
+                    out.push(m(Mutation::MissingContains, "minContains", Value::Array(few)));
+                }
+                if let Some(max) = cmax.filter(|&x| x < 1_000) {
+                    let many = vec![item; usize::try_from(max + 1).unwrap_or(0)];
+                    out.push(m(Mutation::TooManyContains, "maxContains", Value::Array(many)));
+                }
+            }
+        }
+    }
     if s.gen_types.has(Types::STR) {
         if !s.patterns.is_empty() {
             let matchers: Vec<regex::Regex> =
@@ -156,9 +176,15 @@ fn outside_enum(values: &[Value]) -> Vec<Value> {
         }
         out.push(Value::String(cand));
     }
-    let nums: Vec<f64> = values.iter().filter_map(Value::as_f64).collect();
-    if !nums.is_empty() {
-        let max = nums.iter().copied().fold(f64::MIN, f64::max);
+    let ints: Vec<i128> = values
+        .iter()
+        .filter_map(|v| v.as_i64().map(i128::from).or_else(|| v.as_u64().map(i128::from)))
+        .collect();
+    let floats: Vec<f64> = values.iter().filter(|v| v.is_f64()).filter_map(Value::as_f64).collect();
+    if let Some(max) = ints.iter().max() {
+        out.push(value::int(max + 1));
+    } else if !floats.is_empty() {
+        let max = floats.iter().copied().fold(f64::MIN, f64::max);
         out.push(value::float(max.floor() + 1.0));
     }
     if values.iter().any(Value::is_boolean) && values.iter().filter(|v| v.is_boolean()).count() == 1
@@ -166,8 +192,10 @@ fn outside_enum(values: &[Value]) -> Vec<Value> {
         let b = values.iter().find_map(Value::as_bool).unwrap_or(false);
         out.push(Value::Bool(!b));
     }
-    if out.is_empty() {
-        out.push(json!("not_in_enum"));
+    for other in [json!("not_in_enum"), Value::Null, json!({})] {
+        if !values.iter().any(|v| crate::value::json_eq(v, &other)) {
+            out.push(other);
+        }
     }
     out
 }
@@ -227,9 +255,12 @@ impl LocalContext {
         (self.types.has(Types::STR)
             && (self.min_len > 0 || self.max_len.is_some_and(|x| x < MAX_MATERIALISED)))
             || (self.types.has(Types::ARR)
-                && (self.min_items > 0 || self.max_items.is_some_and(|x| x < 10_000)))
+                && (self.min_items > 0
+                    || self.unique
+                    || self.max_items.is_some_and(|x| x < 10_000)))
             || (self.types.has(Types::OBJ)
                 && (!self.required.is_empty()
+                    || !self.dep_required.is_empty()
                     || self.unexpected_key.is_some()
                     || self.max_props.is_some_and(|x| x < 1_000 && self.open)
                     || self.min_props > 0))
