@@ -223,6 +223,17 @@ pub fn seeded_runner(seed: u64) -> TestRunner {
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
 }
 
+/// A runner with a tight rejection budget, for probing strategies.
+pub(crate) fn probe_runner() -> TestRunner {
+    let config = Config {
+        failure_persistence: None,
+        max_local_rejects: 64,
+        max_global_rejects: 64,
+        ..Config::with_cases(1)
+    };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]))
+}
+
 /// Draws values from a [`Generator`] with a seeded runner.
 pub struct Sampler<'g> {
     generator: &'g Generator,
