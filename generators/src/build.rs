@@ -244,6 +244,7 @@ impl<'p> Builder<'p> {
     /// Valid strings of a shape, as `String`s (mutations derive from them).
     pub fn string_raw(&mut self, shape: &Shape) -> Result<BoxedStrategy<String>, SchemaError> {
         let min = shape.min_len;
+        too_large(min, "minLength", &shape.ptr)?;
         if let Some(max) = shape.max_len
             && max < min
         {
@@ -333,6 +334,10 @@ impl<'p> Builder<'p> {
     ) -> Result<Strat, SchemaError> {
         let _ = conj;
         let min = shape.min_items;
+        too_large(min, "minItems", &shape.ptr)?;
+        for &(_, cmin, _) in &shape.contains {
+            too_large(cmin, "minContains", &shape.ptr)?;
+        }
         let mut max = shape.max_items.unwrap_or(u64::MAX);
         if max < min {
             return Err(unsat(format!("maxItems {max} < minItems {min}"), &shape.ptr));
@@ -575,6 +580,7 @@ impl<'p> Builder<'p> {
                 &shape.ptr,
             ));
         }
+        too_large(shape.min_props, "minProperties", &shape.ptr)?;
         let soft = depth >= SOFT_DEPTH;
         let names = self.declared_names(shape);
         let dep_targets: Vec<String> =
@@ -1189,6 +1195,19 @@ impl<'p> Builder<'p> {
         }
         Ok(out)
     }
+}
+
+/// Refuses minimums that would have to be materialised beyond [`MAX_MATERIALISED`].
+fn too_large(min: u64, keyword: &str, ptr: &str) -> Result<(), SchemaError> {
+    if min > MAX_MATERIALISED {
+        return Err(SchemaError::new(
+            SchemaErrorKind::TooLarge(format!(
+                "{keyword} {min} asks for more than the {MAX_MATERIALISED} elements the generator builds"
+            )),
+            ptr,
+        ));
+    }
+    Ok(())
 }
 
 /// Plain strings: mostly lowercase ASCII (readable, shrinks to `a`), some printable ASCII, some

@@ -84,11 +84,11 @@ impl Compiled {
         let oracle = match build_oracle(schema, dialect) {
             Ok(v) => v,
             Err(msg) => {
-                // Our own compiler names the pointer of a bad `$ref` or keyword best.
-                schema::compile(schema, dialect, notes)?;
                 if let Some((r, ptr)) = first_non_local_ref(schema, "") {
                     return Err(SchemaError::new(SchemaErrorKind::RemoteRef(r), ptr));
                 }
+                // Our own compiler names the pointer of a bad `$ref` or keyword best.
+                schema::compile(schema, dialect, notes)?;
                 return Err(SchemaError::new(SchemaErrorKind::Malformed(msg), ""));
             }
         };

@@ -115,7 +115,7 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
                 .valid(&crate::shape::Conj::of(c), 1, crate::build::Mode { all_optional: false })
                 .ok();
             if let Some(item) = item.as_ref().and_then(crate::deterministic::simplest) {
-                if cmin > 1 {
+                if cmin > 1 && cmin < 10_000 {
                     let few = vec![item.clone(); usize::try_from(cmin - 1).unwrap_or(0)];
                     out.push(m(Mutation::MissingContains, "minContains", Value::Array(few)));
                 }
