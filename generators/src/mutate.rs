@@ -63,7 +63,12 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
         } else {
             (Mutation::NotInEnum, "enum")
         };
-        out.extend(outside_enum(values).into_iter().map(|v| m(mutation, keyword, v)));
+        // Values of the allowed types only: other types are wrong-type mutations already.
+        let outside = outside_enum(values);
+        let typed: Vec<Value> =
+            outside.iter().filter(|v| s.types.has(Types::of(v))).cloned().collect();
+        let chosen = if typed.is_empty() { outside } else { typed };
+        out.extend(chosen.into_iter().map(|v| m(mutation, keyword, v)));
         return out;
     }
     let numeric = s.gen_types.has(Types::INT) || s.gen_types.has(Types::FRAC);
