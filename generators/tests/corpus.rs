@@ -12,7 +12,9 @@
 //! 4. invalid values are skipped only when the generator answers `AcceptsEverything` (e.g. `{}`),
 //!    and that answer is checked: no produced value and no probe value may be invalid.
 //!
-//! Failures are collected into one report. The run prints one summary line. Meant for
+//! Failures are collected into one report. The run prints one summary line. If the process aborts
+//! instead (an allocation failure, a stack overflow), `target/tmp/breadcrumbs/corpus-worker-*`
+//! name the schemas being checked. Meant for
 //! `cargo test --release` (under a minute on 2 cores); it also runs, slower, in debug builds.
 
 mod common;
@@ -133,7 +135,8 @@ fn every_corpus_schema_generates_valid_and_invalid_values() {
     let outputs = items.len() - inputs;
     let names: Vec<String> = items.iter().map(Item::name).collect();
 
-    let results = run_all(items, workers(), Duration::from_secs(900), Item::name, check_item);
+    let results =
+        run_all("corpus", items, workers(), Duration::from_secs(900), Item::name, check_item);
 
     let mut compiled = 0;
     let (mut valid, mut invalid, mut boundary, mut mutations) = (0, 0, 0, 0);

@@ -16,11 +16,12 @@
 //! proptest runs with an explicit [`Config`] (fixed seed and case count, no failure persistence),
 //! so results do not depend on `PROPTEST_*` variables and nothing is written to
 //! `proptest-regressions/`. Every run has a watchdog that names the schema being checked if it
-//! does not finish.
+//! does not finish; if the process aborts instead (an allocation failure, a stack overflow),
+//! `target/tmp/breadcrumbs/property-*` hold the schema and seed being checked.
 
 mod common;
 
-use common::{WORKER_STACK, probe_values, quietly, reference_validator, show};
+use common::{WORKER_STACK, breadcrumb, probe_values, quietly, reference_validator, show};
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind, seeded_runner};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -317,6 +318,7 @@ fn check_property(
     let current = Arc::new(Mutex::new(String::new()));
     let (sender, receiver) = mpsc::channel();
     let watched = current.clone();
+    let crumb = format!("property-{name}");
     std::thread::Builder::new()
         .name(format!("property-{name}"))
         .stack_size(WORKER_STACK)
@@ -325,6 +327,7 @@ fn check_property(
             let (result, last_panic) = quietly(|| {
                 runner.run(&strategy(), |(schema, seed)| {
                     *watched.lock().expect("current lock") = show(&schema);
+                    breadcrumb(&crumb, &format!("seed {seed}\n{schema}\n"));
                     test(&schema, seed)
                 })
             });
@@ -737,6 +740,11 @@ fn unknown_dialect_is_noted_or_rejected() {
     }
 }
 
+/// An object from its members, moving the values in.
+fn object(members: Vec<(&str, Value)>) -> Value {
+    Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
 /// One level of nesting.
 type Wrap = fn(Value) -> Value;
 
@@ -753,15 +761,20 @@ fn nested(depth: usize, wrap: Wrap) -> Value {
 fn deep_nesting_is_too_deep_or_bounded() {
     // A 10,000-deep `serde_json::Value` is dropped recursively: build and drop it on a big stack,
     // and compile it on a thread of ordinary size, where a recursive compiler would overflow.
+    // The wraps move the inner schema into a new map: `json!` would serialize (copy) it each
+    // time, quadratic in the depth.
     let wraps: [(&str, Wrap); 5] = [
-        ("items", |s| json!({ "items": s })),
-        (
-            "properties",
-            |s| json!({ "type": "object", "properties": { "a": s }, "required": ["a"] }),
-        ),
-        ("allOf", |s| json!({ "allOf": [s] })),
-        ("anyOf", |s| json!({ "anyOf": [s, { "type": "null" }] })),
-        ("not", |s| json!({ "not": s })),
+        ("items", |s| object(vec![("items", s)])),
+        ("properties", |s| {
+            object(vec![
+                ("type", json!("object")),
+                ("properties", object(vec![("a", s)])),
+                ("required", json!(["a"])),
+            ])
+        }),
+        ("allOf", |s| object(vec![("allOf", Value::Array(vec![s]))])),
+        ("anyOf", |s| object(vec![("anyOf", Value::Array(vec![s, json!({ "type": "null" })]))])),
+        ("not", |s| object(vec![("not", s)])),
     ];
     within("deep-nesting", 256 << 20, move || {
         for (kind, wrap) in wraps {

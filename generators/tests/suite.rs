@@ -11,8 +11,8 @@
 //!    valid, and 20 labelled invalid values are invalid, for both validators;
 //! 4. every [`Generator::boundary`] value is valid and every [`Generator::mutations`] value is
 //!    invalid, for both validators;
-//! 5. an `AcceptsEverything` answer is only accepted when no suite instance is invalid and no
-//!    value the generator produced is invalid.
+//! 5. an `AcceptsEverything` answer is only accepted when no suite instance, no value the
+//!    generator produced and no probe value of any JSON type is invalid.
 //!
 //! Groups with no valid instance are skipped: the generator may rightly call them unsatisfiable.
 //!
@@ -25,7 +25,8 @@
 //! Groups that cannot work are listed in [`XFAIL`] with a reason. The list is strict: a listed
 //! group that passes, a listed group that does not exist, and an unlisted group that fails all
 //! fail the test, with one report at the end. The run prints one line,
-//! `suite: N groups, P passed, X xfail`.
+//! `suite: N groups, P passed, X xfail`. If the process aborts instead (an allocation failure, a
+//! stack overflow), `target/tmp/breadcrumbs/suite-worker-*` name the groups being checked.
 //!
 //! See: <https://github.com/json-schema-org/JSON-Schema-Test-Suite>.
 
@@ -91,11 +92,22 @@ const VOCABULARY: &str = "custom meta-schema / $vocabulary served from localhost
 /// URI), not through a `#`-pointer into the document.
 const ID_URI: &str = "$ref resolved through $id-based URIs / anchors via URI";
 
+/// `{"not": {"not": {}}}` accepts every value, but invalid generation answers `unsupported`
+/// instead of `accepts-everything`.
+const ACCEPTS_ALL_UNDETECTED: &str =
+    "gap: accepts every value, but invalid() answers unsupported, not accepts-everything";
+/// `{"propertyNames": false}` is violated by any object with a property; no mutation adds one.
+const NO_PROPERTY_MUTATION: &str =
+    "gap: no mutation adds a property for propertyNames: false; invalid() answers unsupported";
+/// `\p{Letter}` (a long Unicode property name) is rejected by the pattern generator.
+const UNICODE_PROPERTY_NAME: &str = "gap: pattern generator rejects \\p{Letter}";
+
 /// Expected failures: (file under `json-schema-test-suite/tests/`, group description, reason).
 ///
-/// Populated before the engine existed with only the groups that cannot work; tune it with the
-/// report this test prints (it lists unexpected failures ready to paste, and passing entries to
-/// remove).
+/// First populated before the engine existed with the groups that cannot work, then trimmed to
+/// what fails with the engine (many `$dynamicRef`, `unevaluated*` and `$id` groups pass: the
+/// generator's oracle keeps only valid values). Tune it with the report this test prints: it
+/// lists unexpected failures ready to paste, and passing entries to remove.
 const XFAIL: &[(&str, &str, &str)] = &[
     // Remote documents.
     ("draft2020-12/refRemote.json", "remote ref", REMOTE),
@@ -143,67 +155,10 @@ const XFAIL: &[(&str, &str, &str)] = &[
         "schema that uses custom metaschema with with no validation vocabulary",
         VOCABULARY,
     ),
-    ("draft2020-12/vocabulary.json", "ignore unrecognized optional vocabulary", VOCABULARY),
     // $dynamicRef.
     (
         "draft2020-12/dynamicRef.json",
-        "A $dynamicRef to a $dynamicAnchor in the same schema resource behaves like a normal $ref to an $anchor",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef to an $anchor in the same schema resource behaves like a normal $ref to an $anchor",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
         "A $ref to a $dynamicAnchor in the same schema resource behaves like a normal $ref to an $anchor",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef resolves to the first $dynamicAnchor still in scope that is encountered when the schema is evaluated",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef without anchor in fragment behaves identical to $ref",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef with intermediate scopes that don't include a matching $dynamicAnchor does not affect dynamic scope resolution",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "An $anchor with the same name as a $dynamicAnchor is not used for dynamic scope resolution",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef without a matching $dynamicAnchor in the same schema resource behaves like a normal $ref to $anchor",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef with a non-matching $dynamicAnchor in the same schema resource behaves like a normal $ref to $anchor",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef that initially resolves to a schema with a matching $dynamicAnchor resolves to the first $dynamicAnchor in the dynamic scope",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef that initially resolves to a schema without a matching $dynamicAnchor behaves like a normal $ref to $anchor",
-        DYNAMIC,
-    ),
-    ("draft2020-12/dynamicRef.json", "multiple dynamic paths to the $dynamicRef keyword", DYNAMIC),
-    (
-        "draft2020-12/dynamicRef.json",
-        "after leaving a dynamic scope, it is not used by a $dynamicRef",
         DYNAMIC,
     ),
     (
@@ -230,11 +185,6 @@ const XFAIL: &[(&str, &str, &str)] = &[
     ("draft2020-12/dynamicRef.json", "$dynamicRef points to a boolean schema", DYNAMIC),
     (
         "draft2020-12/dynamicRef.json",
-        "$dynamicRef skips over intermediate resources - direct reference",
-        DYNAMIC,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
         "$dynamicRef avoids the root of each schema, but scopes are still registered",
         DYNAMIC,
     ),
@@ -242,53 +192,7 @@ const XFAIL: &[(&str, &str, &str)] = &[
     ("draft2020-12/unevaluatedItems.json", "unevaluatedItems true", UNEVALUATED),
     ("draft2020-12/unevaluatedItems.json", "unevaluatedItems false", UNEVALUATED),
     ("draft2020-12/unevaluatedItems.json", "unevaluatedItems as schema", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with uniform items", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with tuple", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems with items and prefixItems",
-        UNEVALUATED,
-    ),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with items", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with nested tuple", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with nested items", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems with nested prefixItems and items",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems with nested unevaluatedItems",
-        UNEVALUATED,
-    ),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with anyOf", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with oneOf", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with if/then/else", UNEVALUATED),
     ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with boolean schemas", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with $ref", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems before $ref", UNEVALUATED),
-    ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with $dynamicRef", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "item is evaluated in an uncle schema to unevaluatedItems",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems depends on adjacent contains",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems depends on multiple nested contains",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems and contains interact to control item dependency relationship",
-        UNEVALUATED,
-    ),
     ("draft2020-12/unevaluatedItems.json", "unevaluatedItems with minContains = 0", UNEVALUATED),
     ("draft2020-12/unevaluatedItems.json", "non-array instances are valid", UNEVALUATED),
     (
@@ -296,114 +200,10 @@ const XFAIL: &[(&str, &str, &str)] = &[
         "unevaluatedItems with null instance elements",
         UNEVALUATED,
     ),
-    (
-        "draft2020-12/unevaluatedItems.json",
-        "unevaluatedItems can see annotations from if without then and else",
-        UNEVALUATED,
-    ),
     // unevaluatedProperties.
     ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties true", UNEVALUATED),
     ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties schema", UNEVALUATED),
     ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties false", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with adjacent properties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with adjacent patternProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with adjacent bool additionalProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with adjacent non-bool additionalProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with nested properties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with nested patternProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with nested additionalProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with nested unevaluatedProperties",
-        UNEVALUATED,
-    ),
-    ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties with anyOf", UNEVALUATED),
-    ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties with oneOf", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with if/then/else",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with if/then/else, then not defined",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with if/then/else, else not defined",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with dependentSchemas",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with boolean schemas",
-        UNEVALUATED,
-    ),
-    ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties with $ref", UNEVALUATED),
-    ("draft2020-12/unevaluatedProperties.json", "unevaluatedProperties before $ref", UNEVALUATED),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties with $dynamicRef",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "nested unevaluatedProperties, outer false, inner true, properties outside",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "nested unevaluatedProperties, outer false, inner true, properties inside",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "nested unevaluatedProperties, outer true, inner false, properties inside",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "cousin unevaluatedProperties, true and false, false with properties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "property is evaluated in an uncle schema to unevaluatedProperties",
-        UNEVALUATED,
-    ),
     (
         "draft2020-12/unevaluatedProperties.json",
         "in-place applicator siblings, allOf has unevaluated",
@@ -419,25 +219,10 @@ const XFAIL: &[(&str, &str, &str)] = &[
         "unevaluatedProperties + single cyclic ref",
         UNEVALUATED,
     ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties + ref inside allOf / oneOf",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "dynamic evalation inside nested refs",
-        UNEVALUATED,
-    ),
     ("draft2020-12/unevaluatedProperties.json", "non-object instances are valid", UNEVALUATED),
     (
         "draft2020-12/unevaluatedProperties.json",
         "unevaluatedProperties with null valued instance properties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "unevaluatedProperties not affected by propertyNames",
         UNEVALUATED,
     ),
     (
@@ -448,21 +233,6 @@ const XFAIL: &[(&str, &str, &str)] = &[
     (
         "draft2020-12/unevaluatedProperties.json",
         "dependentSchemas with unevaluatedProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "Evaluated properties collection needs to consider instance location with patternProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/unevaluatedProperties.json",
-        "Evaluated properties collection needs to consider instance location with additionalProperties",
-        UNEVALUATED,
-    ),
-    (
-        "draft2020-12/not.json",
-        "collect annotations inside a 'not', even if collection is disabled",
         UNEVALUATED,
     ),
     // $id-based URIs and anchors qualified by a URI.
@@ -481,18 +251,12 @@ const XFAIL: &[(&str, &str, &str)] = &[
         "$id must be resolved against nearest parent, not just immediate parent",
         ID_URI,
     ),
-    ("draft2020-12/ref.json", "order of evaluation: $id and $ref", ID_URI),
-    ("draft2020-12/ref.json", "order of evaluation: $id and $anchor and $ref", ID_URI),
     ("draft2020-12/ref.json", "order of evaluation: $id and $ref on nested schema", ID_URI),
     ("draft2020-12/ref.json", "simple URN base URI with $ref via the URN", ID_URI),
     ("draft2020-12/ref.json", "URN base URI with URN and JSON pointer ref", ID_URI),
     ("draft2020-12/ref.json", "URN base URI with URN and anchor ref", ID_URI),
     ("draft2020-12/ref.json", "URN ref with nested pointer ref", ID_URI),
-    ("draft2020-12/ref.json", "ref to if", ID_URI),
-    ("draft2020-12/ref.json", "ref to then", ID_URI),
-    ("draft2020-12/ref.json", "ref to else", ID_URI),
     ("draft2020-12/ref.json", "ref with absolute-path-reference", ID_URI),
-    ("draft7/ref.json", "$ref prevents a sibling $id from changing the base uri", ID_URI),
     ("draft7/ref.json", "Recursive references between schemas", ID_URI),
     ("draft7/ref.json", "Reference an anchor with a non-relative URI", ID_URI),
     (
@@ -510,10 +274,21 @@ const XFAIL: &[(&str, &str, &str)] = &[
     ("draft7/ref.json", "simple URN base URI with $ref via the URN", ID_URI),
     ("draft7/ref.json", "URN base URI with URN and JSON pointer ref", ID_URI),
     ("draft7/ref.json", "URN base URI with URN and anchor ref", ID_URI),
-    ("draft7/ref.json", "ref to if", ID_URI),
-    ("draft7/ref.json", "ref to then", ID_URI),
-    ("draft7/ref.json", "ref to else", ID_URI),
     ("draft7/ref.json", "ref with absolute-path-reference", ID_URI),
+    // Gaps of the generator found by this test (see the reasons).
+    ("draft2020-12/not.json", "double negation", ACCEPTS_ALL_UNDETECTED),
+    ("draft7/not.json", "double negation", ACCEPTS_ALL_UNDETECTED),
+    (
+        "draft2020-12/propertyNames.json",
+        "propertyNames with boolean schema false",
+        NO_PROPERTY_MUTATION,
+    ),
+    ("draft7/propertyNames.json", "propertyNames with boolean schema false", NO_PROPERTY_MUTATION),
+    (
+        "draft2020-12/pattern.json",
+        "pattern with Unicode property escape requires unicode mode",
+        UNICODE_PROPERTY_NAME,
+    ),
 ];
 
 /// One test group of the suite.
@@ -625,17 +400,18 @@ fn load_groups() -> Vec<Group> {
 /// Every check of one group; an empty list means the group passed.
 fn check_group(group: &Group) -> Vec<Failure> {
     let mut failures = Vec::new();
-    let reference = match reference_validator(&group.schema, Some(group.draft)) {
-        Ok(reference) => reference,
-        Err(e) => {
-            Failure::push(&mut failures, "reference-build", None, e);
-            return failures;
-        }
-    };
+    // The generator first, so that a group it cannot take (a remote `$ref`) fails with its error.
     let generator = match Generator::compile(&group.schema) {
         Ok(generator) => generator,
         Err(e) => {
             Failure::push(&mut failures, "compile", None, format!("{}: {e}", e.code()));
+            return failures;
+        }
+    };
+    let reference = match reference_validator(&group.schema, Some(group.draft)) {
+        Ok(reference) => reference,
+        Err(e) => {
+            Failure::push(&mut failures, "reference-build", None, e);
             return failures;
         }
     };
@@ -677,6 +453,7 @@ fn json_schema_test_suite() {
         groups.iter().map(|g| (g.file.clone(), g.description.clone())).collect();
 
     let results = run_all(
+        "suite",
         groups.clone(),
         workers(),
         Duration::from_secs(900),

@@ -151,14 +151,26 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> (Result<T, String>, Option<String>) 
     (result, last)
 }
 
+/// Records what a thread is about to check in `target/tmp/breadcrumbs/<name>`, overwriting the
+/// previous record. When the process aborts (an allocation failure, a stack overflow) no report is
+/// printed, and this file names the schema that was being checked.
+pub fn breadcrumb(name: &str, content: &str) {
+    let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("breadcrumbs");
+    // Best effort: a missing breadcrumb must not fail the test.
+    let _ = std::fs::create_dir_all(&directory);
+    let _ = std::fs::write(directory.join(name), content);
+}
+
 /// Stack size of worker threads: that of a main thread on Linux, so a generator that recurses too
 /// deeply fails here as it would in the CLI.
 pub const WORKER_STACK: usize = 8 << 20;
 
 /// Runs `check` on every item with `workers` threads, each item under [`guarded`], and returns the
 /// results in item order. If the whole run is not done within `deadline`, panics naming the items
-/// still running (their threads are left behind; the test process ends soon after).
+/// still running (their threads are left behind; the test process ends soon after). Each worker
+/// leaves a [`breadcrumb`] `<tag>-worker-<n>` naming its current item.
 pub fn run_all<I, T>(
+    tag: &str,
     items: Vec<I>,
     workers: usize,
     deadline: Duration,
@@ -178,6 +190,7 @@ where
     for worker in 0..workers.max(1) {
         let (items, check, next, running, sender) =
             (items.clone(), check.clone(), next.clone(), running.clone(), sender.clone());
+        let crumb = format!("{tag}-worker-{worker}");
         std::thread::Builder::new()
             .name(format!("test-worker-{worker}"))
             .stack_size(WORKER_STACK)
@@ -188,6 +201,7 @@ where
                         break;
                     }
                     running.lock().expect("running lock")[worker] = Some(index);
+                    breadcrumb(&crumb, &name(&items[index]));
                     let result = guarded(|| check(&items[index]));
                     running.lock().expect("running lock")[worker] = None;
                     if sender.send((index, result)).is_err() {
