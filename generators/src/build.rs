@@ -587,6 +587,8 @@ impl<'p> Builder<'p> {
             shape.dep_required.iter().flat_map(|(_, d)| d.iter().cloned()).collect();
         let mut entries: Vec<(String, BoxedStrategy<Option<Value>>)> = Vec::new();
         let mut required_count = 0_u64;
+        let mut optional_forced = 0_u64;
+        let mut required_left = shape.required.len() as u64;
         let mut promote = shape.min_props.saturating_sub(shape.required.len() as u64);
         for name in &names {
             let required = shape.required.contains(name);
@@ -604,12 +606,27 @@ impl<'p> Builder<'p> {
                 Err(e) if required => return Err(e),
                 Err(_) => continue,
             };
-            let always = required || mode.all_optional || (promote > 0 && !soft);
+            // "All properties" stops at `maxProperties`, leaving room for the required ones.
+            let room = shape
+                .max_props
+                .is_none_or(|m| required_count + optional_forced < m.saturating_sub(required_left));
+            let forced_all = mode.all_optional && !required && room;
+            if forced_all {
+                optional_forced += 1;
+            } else if mode.all_optional && !required {
+                continue;
+            }
+            if required {
+                required_left = required_left.saturating_sub(1);
+            }
+            let always = required || forced_all || (promote > 0 && !soft);
             if always {
-                if !required && !mode.all_optional {
-                    promote -= 1;
+                if !required {
+                    promote = promote.saturating_sub(1);
                 }
-                required_count += 1;
+                if required {
+                    required_count += 1;
+                }
                 entries.push((name.clone(), s.prop_map(Some).boxed()));
             } else if soft && !dep_targets.contains(name) {
                 // Past the soft depth only required properties are generated.

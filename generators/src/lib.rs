@@ -234,6 +234,16 @@ pub(crate) fn probe_runner() -> TestRunner {
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]))
 }
 
+/// A runner for one draw, its randomness forked from `parent`.
+///
+/// proptest counts filter rejections per runner for the runner's whole life, so a long-lived
+/// runner would eventually refuse every draw of a strategy with an occasional rejection; a fresh
+/// runner per draw gives each draw the full budget and stays deterministic.
+#[must_use]
+pub fn draw_runner(parent: &mut TestRunner) -> TestRunner {
+    TestRunner::new_with_rng(parent.config().clone(), parent.new_rng())
+}
+
 /// Draws values from a [`Generator`] with a seeded runner.
 pub struct Sampler<'g> {
     generator: &'g Generator,
@@ -274,7 +284,8 @@ fn draw<T: fmt::Debug>(
     runner: &mut TestRunner,
 ) -> Result<T, SchemaError> {
     let strategy = strategy.as_ref().map_err(Clone::clone)?;
-    strategy.new_tree(runner).map(|tree| tree.current()).map_err(|reason| {
+    let mut fresh = draw_runner(runner);
+    strategy.new_tree(&mut fresh).map(|tree| tree.current()).map_err(|reason| {
         SchemaError::new(
             SchemaErrorKind::Unsupported(format!(
                 "too many generated values were rejected: {reason}"
