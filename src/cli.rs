@@ -29,6 +29,111 @@ pub enum Command {
     /// value, every deterministic mutation, then --count random valid values and --count random
     /// invalid values.
     Gen(GenArgs),
+
+    /// Fuzz a live MCP server (the default command): list its tools, call the read-only ones
+    /// with generated arguments, classify every outcome and score its crash resilience.
+    ///
+    /// Example: mcp-fuzz --fail-under 90 -- node server.js
+    Run(RunArgs),
+
+    /// Call one tool once with the given arguments and print how the call was judged: the replay
+    /// line of a finding.
+    Call(CallArgs),
+}
+
+/// How to reach the server (shared by `run` and `call`).
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Connect to a streamable HTTP endpoint instead of starting a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command", help_heading = "Server")]
+    pub http: Option<String>,
+
+    /// Extra HTTP header `Name: value` (repeatable); values never appear in any output.
+    #[arg(long = "header", value_name = "HEADER", requires = "http", help_heading = "Server")]
+    pub headers: Vec<String>,
+
+    /// Extra environment variable KEY=VALUE for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE", help_heading = "Server")]
+    pub env: Vec<String>,
+
+    /// Give the server this process's whole environment instead of a minimal one (PATH, HOME,
+    /// USER, LANG, LC_*, TMPDIR, TERM).
+    #[arg(long, help_heading = "Server")]
+    pub inherit_env: bool,
+
+    /// Working directory of the server.
+    #[arg(long, value_name = "DIR", help_heading = "Server")]
+    pub cwd: Option<PathBuf>,
+
+    /// Seconds allowed for start-up and the initialize handshake.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, help_heading = "Server")]
+    pub startup_timeout: f64,
+
+    /// Seconds allowed per call.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, help_heading = "Server")]
+    pub timeout: f64,
+
+    /// Largest response accepted, in bytes; larger ones are dropped and reported as oversize.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024, help_heading = "Server")]
+    pub max_response_bytes: usize,
+
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Arguments of `mcp-fuzz run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Exit 1 when the crash-resilience score is below P percent.
+    #[arg(long, value_name = "P", help_heading = "Policy")]
+    pub fail_under: Option<f64>,
+
+    /// Also call tools that are not annotated readOnlyHint: true.
+    #[arg(long, help_heading = "Selection")]
+    pub include_destructive: bool,
+
+    /// Only call tools whose name matches GLOB (repeatable; `*` and `?`).
+    #[arg(long = "tool", value_name = "GLOB", help_heading = "Selection")]
+    pub tools: Vec<String>,
+
+    /// Never call tools whose name matches GLOB (repeatable).
+    #[arg(long = "skip-tool", value_name = "GLOB", help_heading = "Selection")]
+    pub skip_tools: Vec<String>,
+
+    /// Random valid and random invalid cases per tool (each), after the deterministic ones.
+    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Generation")]
+    pub cases: usize,
+
+    /// Seed of the whole run: the same seed makes the same calls.
+    #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Generation")]
+    pub seed: u64,
+
+    /// Print one JSON report on stdout instead of the human summary.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+
+    /// Also write the JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `mcp-fuzz call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// The tool to call.
+    #[arg(long, value_name = "NAME")]
+    pub tool: String,
+
+    /// The arguments, as a JSON object.
+    #[arg(long = "args", value_name = "JSON", default_value = "{}")]
+    pub arguments: String,
 }
 
 /// Arguments of `mcp-fuzz gen`.

@@ -100,6 +100,14 @@ pub enum CliError {
         hint: &'static str,
     },
 
+    /// A usage error found after parsing (a bad `--env`, `--header`, no server command...).
+    #[error("{0}")]
+    Usage(String),
+
+    /// The server could not be started or initialised.
+    #[error("the server could not be started: {0}")]
+    ServerStart(String),
+
     /// The generators cannot honour the schema (unsatisfiable, unsupported, malformed...).
     #[error(
         "cannot generate for {} in {origin}: {}",
@@ -123,7 +131,9 @@ impl CliError {
             | Self::SchemaIsCapture { .. }
             | Self::Capture { .. }
             | Self::ToolRequired { .. }
-            | Self::MissingSchema { .. } => exit_code::USAGE,
+            | Self::MissingSchema { .. }
+            | Self::Usage(_) => exit_code::USAGE,
+            Self::ServerStart(_) => exit_code::SERVER_START,
             Self::NoTools { .. } | Self::UnknownTool { .. } => exit_code::NO_TOOLS,
             Self::CannotGenerate { .. } => exit_code::UNSATISFIABLE_SCHEMA,
         }

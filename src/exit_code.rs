@@ -3,9 +3,9 @@
 //! | Code | Name                   | Meaning                                                             |
 //! |-----:|------------------------|---------------------------------------------------------------------|
 //! |    0 | `SUCCESS`              | Done, nothing found; also `--help`, `--version`, a closed stdout.   |
-//! |    1 | `FINDINGS`             | The run found problems in the server (reserved for `run`).          |
+//! |    1 | `FINDINGS`             | The run found problems in the server, or scored below `--fail-under`.          |
 //! |    2 | `USAGE`                | Usage or input error: bad flags, unreadable file, malformed JSON.   |
-//! |    3 | `SERVER_START`         | The server did not start or finish the handshake (reserved).        |
+//! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
 //!
@@ -16,14 +16,12 @@
 pub const SUCCESS: u8 = 0;
 
 /// The run found problems in the server under test.
-#[cfg_attr(not(test), expect(dead_code, reason = "reserved for `run`, which does not exist yet"))]
 pub const FINDINGS: u8 = 1;
 
 /// Usage or input error: bad flags, an unreadable file, malformed JSON or a malformed capture.
 pub const USAGE: u8 = 2;
 
 /// The server failed to start or to complete the MCP handshake.
-#[cfg_attr(not(test), expect(dead_code, reason = "reserved for `run`, which does not exist yet"))]
 pub const SERVER_START: u8 = 3;
 
 /// No tools selected: the capture lists no tools, or `--tool` names none of them.

@@ -8,13 +8,14 @@ mod cli;
 mod errors;
 mod exit_code;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod run_cmd;
 mod tools_list;
 
 use clap::Parser as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(error) => {
             // `--help` and `--version` arrive here too, printed to stdout with success.
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
         }
     };
     match run(&cli) {
-        Ok(()) => ExitCode::from(exit_code::SUCCESS),
+        Ok(code) => ExitCode::from(code),
         Err(error) if errors::is_broken_pipe(&error) => ExitCode::from(exit_code::SUCCESS),
         Err(error) => {
             report(&error);
@@ -34,10 +35,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &cli::Cli) -> anyhow::Result<()> {
+fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
     match &cli.command {
-        cli::Command::Gen(args) => r#gen::run(args),
+        cli::Command::Gen(args) => r#gen::run(args).map(|()| exit_code::SUCCESS),
+        cli::Command::Run(args) => run_cmd::run_command(args),
+        cli::Command::Call(args) => run_cmd::call_command(args),
     }
+}
+
+/// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`.
+fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    const TOP_LEVEL: &[&str] = &["gen", "run", "call", "help", "-h", "--help", "-V", "--version"];
+    let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
+    if let Some(first) = first {
+        if !TOP_LEVEL.contains(&first.as_str()) {
+            args.insert(1, "run".into());
+        }
+    }
+    args
 }
 
 #[expect(clippy::print_stderr, reason = "the binary reports its errors on stderr")]

@@ -1,0 +1,430 @@
+//! Judging one reply by cause, not by transport shape: a handler exception that a high-level SDK
+//! turned into a polite `isError` result is still a crash; an unreachable backend is not a bug in
+//! input handling; a validation message is graceful.
+
+use crate::client::{ExitInfo, Reply, excerpt};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The outcome of one call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Outcome {
+    /// A successful result.
+    Ok,
+    /// `isError: true` with a handled error (validation or otherwise deliberate).
+    ToolError {
+        /// The error text.
+        text: String,
+        /// Whether the text names an unreachable upstream (DNS, refused, 401/403/5xx, no API key).
+        upstream: bool,
+    },
+    /// `isError: true` whose text is a raw exception (stack trace, `TypeError`, `AttributeError`...).
+    HandlerException {
+        /// The error text.
+        text: String,
+    },
+    /// JSON-RPC -32602.
+    InvalidParams {
+        /// The error message.
+        message: String,
+    },
+    /// JSON-RPC -32603.
+    InternalError {
+        /// The error message.
+        message: String,
+    },
+    /// Any other JSON-RPC error.
+    RpcError {
+        /// The code.
+        code: i64,
+        /// The message.
+        message: String,
+    },
+    /// No answer in time.
+    Timeout,
+    /// The process died.
+    Exited {
+        /// How.
+        exit: ExitInfo,
+        /// The last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// A reply that breaks JSON-RPC or the MCP result shape.
+    ProtocolViolation {
+        /// What is wrong.
+        detail: String,
+    },
+    /// A successful result whose `structuredContent` breaks the tool's `outputSchema`.
+    OutputSchemaViolation {
+        /// What is wrong.
+        detail: String,
+    },
+    /// A response larger than the limit.
+    Oversize {
+        /// Its size in bytes.
+        bytes: u64,
+    },
+}
+
+impl Outcome {
+    /// The stable kebab-case name.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::ToolError { .. } => "tool-error",
+            Self::HandlerException { .. } => "handler-exception",
+            Self::InvalidParams { .. } => "invalid-params",
+            Self::InternalError { .. } => "internal-error",
+            Self::RpcError { .. } => "rpc-error",
+            Self::Timeout => "timeout",
+            Self::Exited { .. } => "exited",
+            Self::ProtocolViolation { .. } => "protocol-violation",
+            Self::OutputSchemaViolation { .. } => "output-schema-violation",
+            Self::Oversize { .. } => "oversize",
+        }
+    }
+
+    /// Whether this is a graceful answer to invalid input.
+    #[must_use]
+    pub fn is_graceful(&self) -> bool {
+        match self {
+            Self::ToolError { .. } | Self::InvalidParams { .. } => true,
+            Self::RpcError { message, .. } => looks_like_validation(message),
+            _ => false,
+        }
+    }
+
+    /// Whether this is a failure whatever the input (a crash, hang, protocol breach...).
+    #[must_use]
+    pub fn is_failure(&self) -> bool {
+        match self {
+            Self::HandlerException { .. }
+            | Self::InternalError { .. }
+            | Self::Timeout
+            | Self::Exited { .. }
+            | Self::ProtocolViolation { .. }
+            | Self::OutputSchemaViolation { .. }
+            | Self::Oversize { .. } => true,
+            Self::RpcError { message, .. } => !looks_like_validation(message),
+            _ => false,
+        }
+    }
+
+    /// The message or text carried, if any.
+    #[must_use]
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Self::ToolError { text, .. } | Self::HandlerException { text } => Some(text),
+            Self::InvalidParams { message }
+            | Self::InternalError { message }
+            | Self::RpcError { message, .. } => Some(message),
+            Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
+                Some(detail)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Markers of a raw exception surfacing as text (JS, Python, Rust, Go, Java).
+const EXCEPTION_MARKERS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "TypeError",
+    "ReferenceError",
+    "RangeError",
+    "SyntaxError: ",
+    "AttributeError",
+    "KeyError",
+    "IndexError",
+    "NameError",
+    "UnboundLocalError",
+    "ZeroDivisionError",
+    "NullPointerException",
+    "is not a function",
+    "Cannot read properties of",
+    "Cannot read property",
+    "undefined is not",
+    "is not iterable",
+    "has no attribute",
+    "object is not subscriptable",
+    "'NoneType'",
+    "panicked at",
+    "nil pointer dereference",
+    "index out of range",
+];
+
+/// Markers of a validation message.
+const VALIDATION_MARKERS: &[&str] = &[
+    "input validation error",
+    "validation error",
+    "invalid arguments",
+    "invalid argument",
+    "invalid params",
+    "invalid parameter",
+    "invalid input",
+    "invalid value",
+    "invalid type",
+    "-32602",
+    "must be",
+    "is required",
+    "required property",
+    "required field",
+    "missing required",
+    "field required",
+    "expected ",
+    "should be",
+    "not valid",
+    "is not allowed",
+    "additional properties",
+    "unrecognized key",
+    "does not match",
+    "out of range",
+];
+
+/// Markers of an unreachable upstream (not a bug in input handling).
+const UPSTREAM_MARKERS: &[&str] = &[
+    "EAI_AGAIN",
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "getaddrinfo",
+    "fetch failed",
+    "connection refused",
+    "Connection refused",
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "401 Unauthorized",
+    "403 Forbidden",
+    "Unauthorized",
+    "Forbidden",
+    "502 Bad Gateway",
+    "503 Service Unavailable",
+    "504 Gateway",
+    "API key",
+    "api key",
+    "API_KEY",
+    "api_key",
+    "credentials",
+    "not authenticated",
+];
+
+fn js_stack_frame(text: &str) -> bool {
+    text.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with("at ")
+            && (t.contains(".js:")
+                || t.contains(".ts:")
+                || t.contains(".mjs:")
+                || t.contains("node:"))
+    }) || text.lines().any(|l| l.trim_start().starts_with("File \"") && l.contains(", line "))
+}
+
+/// Whether a message reads like input validation.
+#[must_use]
+pub fn looks_like_validation(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    VALIDATION_MARKERS.iter().any(|m| lower.contains(m))
+}
+
+/// Whether a text reads like a raw exception.
+#[must_use]
+pub fn looks_like_exception(text: &str) -> bool {
+    js_stack_frame(text) || EXCEPTION_MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Whether a text names an unreachable upstream.
+#[must_use]
+pub fn looks_like_upstream(text: &str) -> bool {
+    UPSTREAM_MARKERS.iter().any(|m| text.contains(m))
+}
+
+/// Judges a reply. `output` validates `structuredContent` when the tool declares an
+/// `outputSchema`; `stderr` is the server's last stderr lines (for deaths).
+#[must_use]
+pub fn classify(
+    reply: Reply,
+    output: Option<&jsonschema::Validator>,
+    stderr: impl FnOnce() -> Vec<String>,
+) -> Outcome {
+    match reply {
+        Reply::Result(v) => classify_result(&v, output),
+        Reply::RpcError { code: -32602, message } => Outcome::InvalidParams { message },
+        Reply::RpcError { code: -32603, message } => Outcome::InternalError { message },
+        Reply::RpcError { code, message } => Outcome::RpcError { code, message },
+        Reply::Timeout => Outcome::Timeout,
+        Reply::Exited(exit) => Outcome::Exited { exit, stderr: stderr() },
+        Reply::Oversize(bytes) => Outcome::Oversize { bytes },
+        Reply::Protocol(detail) => Outcome::ProtocolViolation { detail },
+    }
+}
+
+fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome {
+    let Some(obj) = v.as_object() else {
+        return Outcome::ProtocolViolation {
+            detail: format!("the result is not an object: {}", excerpt(v)),
+        };
+    };
+    let is_error = match obj.get("isError") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Outcome::ProtocolViolation {
+                detail: format!("`isError` is not a boolean: {}", excerpt(other)),
+            };
+        }
+    };
+    let Some(content) = obj.get("content") else {
+        return Outcome::ProtocolViolation {
+            detail: format!(
+                "a tool result without `content`{}",
+                if is_error { " (isError: true)" } else { "" }
+            ),
+        };
+    };
+    let Some(items) = content.as_array() else {
+        return Outcome::ProtocolViolation {
+            detail: format!("`content` is not an array: {}", excerpt(content)),
+        };
+    };
+    if let Some(bad) = items.iter().find(|i| !i.get("type").is_some_and(Value::is_string)) {
+        return Outcome::ProtocolViolation {
+            detail: format!("a content block without a `type`: {}", excerpt(bad)),
+        };
+    }
+    let text: String = items
+        .iter()
+        .filter_map(|i| i.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if is_error {
+        // A validation message with a stack trace is still an exception surfacing.
+        if looks_like_exception(&text)
+            && !(looks_like_validation(&text)
+                && !js_stack_frame(&text)
+                && !text.contains("Traceback"))
+        {
+            return Outcome::HandlerException { text: clip(&text) };
+        }
+        return Outcome::ToolError { upstream: looks_like_upstream(&text), text: clip(&text) };
+    }
+    if let Some(validator) = output {
+        match obj.get("structuredContent") {
+            None => {
+                return Outcome::OutputSchemaViolation {
+                    detail: "the tool declares an `outputSchema` but the result has no `structuredContent`".into(),
+                };
+            }
+            Some(sc) => {
+                if let Some(err) = validator.iter_errors(sc).next() {
+                    return Outcome::OutputSchemaViolation {
+                        detail: format!("`structuredContent{}` {err}", err.instance_path()),
+                    };
+                }
+            }
+        }
+    }
+    Outcome::Ok
+}
+
+/// Characters of tool text kept in a report.
+const TEXT_CHARS: usize = 2_000;
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > TEXT_CHARS {
+        format!("{}…", s.chars().take(TEXT_CHARS).collect::<String>())
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(v: Value) -> Outcome {
+        classify(Reply::Result(v), None, Vec::new)
+    }
+
+    fn err_text(t: &str) -> Outcome {
+        result(json!({"content": [{"type": "text", "text": t}], "isError": true}))
+    }
+
+    #[test]
+    fn exceptions_delivered_politely_are_exceptions() {
+        for t in [
+            "TypeError: Cannot read properties of undefined (reading 'toLowerCase')\n    at format (/app/server.js:12:20)",
+            "x.toLowerCase is not a function",
+            "Error executing tool shout: 'NoneType' object has no attribute 'upper'",
+            "Traceback (most recent call last):\n  File \"server.py\", line 3, in f\nKeyError: 'a'",
+        ] {
+            assert_eq!(err_text(t).kind(), "handler-exception", "{t}");
+        }
+    }
+
+    #[test]
+    fn validation_messages_are_graceful() {
+        for t in [
+            "Input validation error: Invalid arguments for tool echo: expected string, received number",
+            "MCP error -32602: Invalid params",
+            "Error executing tool checked: 1 validation error for checkedArguments\ncount\n  Input should be greater than or equal to 0",
+            "email must be a valid email",
+        ] {
+            let o = err_text(t);
+            assert_eq!(o.kind(), "tool-error", "{t}");
+            assert!(o.is_graceful());
+        }
+    }
+
+    #[test]
+    fn upstream_failures_are_marked() {
+        assert_eq!(
+            err_text("fetch failed: getaddrinfo EAI_AGAIN api.example.com"),
+            Outcome::ToolError {
+                text: "fetch failed: getaddrinfo EAI_AGAIN api.example.com".into(),
+                upstream: true
+            }
+        );
+    }
+
+    #[test]
+    fn result_shape_breaches_are_protocol_violations() {
+        assert_eq!(result(json!({"isError": true})).kind(), "protocol-violation");
+        assert_eq!(result(json!({})).kind(), "protocol-violation");
+        assert_eq!(result(json!({"content": "text"})).kind(), "protocol-violation");
+        assert_eq!(result(json!(5)).kind(), "protocol-violation");
+        assert_eq!(result(json!({"content": []})).kind(), "ok");
+    }
+
+    #[test]
+    fn output_schemas_are_checked() {
+        let v = jsonschema::validator_for(&json!({"type": "object", "required": ["count"], "properties": {"count": {"type": "integer"}}}))
+            .expect("schema");
+        let o = classify(
+            Reply::Result(json!({"content": [], "structuredContent": {"count": "many"}})),
+            Some(&v),
+            Vec::new,
+        );
+        assert_eq!(o.kind(), "output-schema-violation");
+        let o = classify(Reply::Result(json!({"content": []})), Some(&v), Vec::new);
+        assert_eq!(o.kind(), "output-schema-violation");
+        let o = classify(
+            Reply::Result(json!({"content": [], "structuredContent": {"count": 2}})),
+            Some(&v),
+            Vec::new,
+        );
+        assert_eq!(o, Outcome::Ok);
+    }
+
+    #[test]
+    fn rpc_codes_map_to_kinds() {
+        let c =
+            |code| classify(Reply::RpcError { code, message: "x".into() }, None, Vec::new).kind();
+        assert_eq!(c(-32602), "invalid-params");
+        assert_eq!(c(-32603), "internal-error");
+        assert_eq!(c(-32000), "rpc-error");
+    }
+}

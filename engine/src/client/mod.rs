@@ -1,0 +1,612 @@
+//! The only module that talks MCP: spawning a stdio server (own process group, minimal
+//! environment, stderr drained) or connecting over streamable HTTP, the handshake, raw
+//! `tools/list` pages and raw `tools/call` replies.
+//!
+//! rmcp carries every message; around it this module keeps what a judge needs and rmcp hides:
+//! the child's exit status (watched directly, since a grandchild may hold stdout open), junk on
+//! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
+
+mod wire;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, PingRequest,
+    ProtocolVersion, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError, ServiceExt};
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::{oneshot, watch};
+use wire::{WireReader, WireState};
+
+/// Environment variables a stdio server inherits by default (plus `LC_*`).
+pub const ENV_ALLOWLIST: &[&str] =
+    &["PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM", "SYSTEMROOT", "APPDATA", "USERPROFILE"];
+
+/// Lines of server stderr kept for reports.
+const STDERR_LINES: usize = 40;
+/// Characters kept per stderr line.
+const STDERR_LINE_CHARS: usize = 400;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A command whose stdin/stdout speak MCP.
+    Stdio {
+        /// Program and arguments.
+        command: Vec<String>,
+        /// Extra environment (`--env`).
+        env: Vec<(String, String)>,
+        /// Pass the caller's whole environment (`--inherit-env`).
+        inherit_env: bool,
+        /// Working directory (`--cwd`).
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Extra request headers; their values are secrets and never printed.
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Target {
+    /// A printable description with every secret (env values, header values) redacted.
+    #[must_use]
+    pub fn redacted(&self) -> Value {
+        match self {
+            Self::Stdio { command, env, inherit_env, cwd } => json!({
+                "transport": "stdio",
+                "command": command,
+                "env": env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
+                "inheritEnv": inherit_env,
+                "cwd": cwd.as_ref().map(|p| p.display().to_string()),
+            }),
+            Self::Http { url, headers } => json!({
+                "transport": "streamable-http",
+                "url": url,
+                "headers": headers.iter().map(|(k, _)| format!("{k}: [REDACTED]")).collect::<Vec<_>>(),
+            }),
+        }
+    }
+}
+
+/// Limits of one connection.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// Time allowed for spawn plus handshake.
+    pub startup_timeout: Duration,
+    /// Largest response line accepted.
+    pub max_response_bytes: usize,
+}
+
+/// Why a connection could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The program could not be started.
+    #[error("failed to start `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No `initialize` answer in time.
+    #[error("the server did not answer `initialize` within {0:?}")]
+    StartupTimeout(Duration, Vec<String>),
+    /// The process exited during start-up.
+    #[error("the server exited during start-up ({status})")]
+    ExitedDuringStartup {
+        /// Exit description.
+        status: String,
+        /// Last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// The handshake failed.
+    #[error("the MCP handshake failed: {message}")]
+    Handshake {
+        /// What rmcp reported.
+        message: String,
+        /// Last stderr lines.
+        stderr: Vec<String>,
+    },
+    /// The target is unusable (empty command, bad header).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ConnectError {
+    /// The last stderr lines of the server, when there are any.
+    #[must_use]
+    pub fn stderr_tail(&self) -> &[String] {
+        match self {
+            Self::StartupTimeout(_, s)
+            | Self::ExitedDuringStartup { stderr: s, .. }
+            | Self::Handshake { stderr: s, .. } => s,
+            _ => &[],
+        }
+    }
+}
+
+/// How the server process ended.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExitInfo {
+    /// Exit code, when it exited.
+    pub code: Option<i32>,
+    /// Signal number, when killed by one.
+    pub signal: Option<i32>,
+}
+
+impl std::fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.code, self.signal) {
+            (Some(c), _) => write!(f, "exit status {c}"),
+            (None, Some(s)) => write!(f, "killed by signal {s}"),
+            _ => f.write_str("exited"),
+        }
+    }
+}
+
+/// What the server said about itself.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInfo {
+    /// `serverInfo.name`.
+    pub name: Option<String>,
+    /// `serverInfo.version`.
+    pub version: Option<String>,
+    /// The negotiated protocol version.
+    pub protocol_version: Option<String>,
+}
+
+/// The answer to one request, before any judgement.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// A result object, as the server sent it.
+    Result(Value),
+    /// A JSON-RPC error.
+    RpcError {
+        /// The error code.
+        code: i64,
+        /// The error message.
+        message: String,
+    },
+    /// No answer in time.
+    Timeout,
+    /// The process died.
+    Exited(ExitInfo),
+    /// A response line longer than the limit (dropped).
+    Oversize(u64),
+    /// Something that is not a valid MCP reply.
+    Protocol(String),
+}
+
+/// One live server.
+pub struct Connection {
+    client: RunningService<RoleClient, ClientConfig>,
+    wire: Option<Arc<WireState>>,
+    exit: Option<watch::Receiver<Option<ExitInfo>>>,
+    kill: Option<oneshot::Sender<()>>,
+    pgid: Option<i32>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// What the server said about itself.
+    pub server: ServerInfo,
+}
+
+fn client_config() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-fuzz", env!("CARGO_PKG_VERSION")),
+    )
+    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+}
+
+fn tail(stderr: &Mutex<VecDeque<String>>) -> Vec<String> {
+    stderr.lock().expect("stderr lock").iter().cloned().collect()
+}
+
+impl Connection {
+    /// Starts (stdio) or reaches (HTTP) the server and completes the handshake.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the server cannot be started or initialised.
+    pub async fn connect(target: &Target, opts: &ConnectOptions) -> Result<Self, ConnectError> {
+        match target {
+            Target::Stdio { command, env, inherit_env, cwd } => {
+                Self::stdio(command, env, *inherit_env, cwd.as_ref(), opts).await
+            }
+            Target::Http { url, headers } => Self::http(url, headers, opts).await,
+        }
+    }
+
+    async fn stdio(
+        command: &[String],
+        env: &[(String, String)],
+        inherit_env: bool,
+        cwd: Option<&PathBuf>,
+        opts: &ConnectOptions,
+    ) -> Result<Self, ConnectError> {
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| ConnectError::Invalid("no server command given after `--`".into()))?;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd.process_group(0);
+        if !inherit_env {
+            cmd.env_clear();
+            for (k, v) in std::env::vars_os() {
+                let name = k.to_string_lossy();
+                if ENV_ALLOWLIST.contains(&name.as_ref()) || name.starts_with("LC_") {
+                    cmd.env(&k, &v);
+                }
+            }
+        }
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|source| ConnectError::Spawn { program: program.clone(), source })?;
+        let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        {
+            let stderr = Arc::clone(&stderr);
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr_pipe).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let mut q = stderr.lock().expect("stderr lock");
+                    if q.len() == STDERR_LINES {
+                        q.pop_front();
+                    }
+                    q.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+                }
+            });
+        }
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                s = child.wait() => s,
+                _ = kill_rx => {
+                    kill_group(pgid);
+                    child.wait().await
+                }
+            };
+            let info = status.map_or(ExitInfo { code: None, signal: None }, |s| {
+                use std::os::unix::process::ExitStatusExt;
+                ExitInfo { code: s.code(), signal: s.signal() }
+            });
+            let _ = exit_tx.send(Some(info));
+        });
+        let wire = Arc::new(WireState::default());
+        let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
+        let mut exit_watch = exit_rx.clone();
+        let handshake =
+            tokio::time::timeout(opts.startup_timeout, client_config().serve((reader, stdin)));
+        let outcome = tokio::select! {
+            r = handshake => Some(r),
+            _ = exit_watch.wait_for(Option::is_some) => None,
+        };
+        let client = match outcome {
+            Some(Ok(Ok(c))) => c,
+            Some(Ok(Err(e))) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let exited = exit_rx.borrow().clone();
+                kill_group(pgid);
+                let stderr = tail(&stderr);
+                return Err(match exited {
+                    Some(info) => {
+                        ConnectError::ExitedDuringStartup { status: info.to_string(), stderr }
+                    }
+                    None => ConnectError::Handshake { message: e.to_string(), stderr },
+                });
+            }
+            Some(Err(_)) => {
+                kill_group(pgid);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                return Err(ConnectError::StartupTimeout(opts.startup_timeout, tail(&stderr)));
+            }
+            None => {
+                // Let the stderr drain catch the last words.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let info =
+                    exit_rx.borrow().clone().unwrap_or(ExitInfo { code: None, signal: None });
+                kill_group(pgid);
+                return Err(ConnectError::ExitedDuringStartup {
+                    status: info.to_string(),
+                    stderr: tail(&stderr),
+                });
+            }
+        };
+        client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
+        let server = server_info(&client);
+        Ok(Self {
+            client,
+            wire: Some(wire),
+            exit: Some(exit_rx),
+            kill: Some(kill_tx),
+            pgid,
+            stderr,
+            server,
+        })
+    }
+
+    async fn http(
+        url: &str,
+        headers: &[(String, String)],
+        opts: &ConnectOptions,
+    ) -> Result<Self, ConnectError> {
+        use rmcp::transport::StreamableHttpClientTransport;
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let mut map = std::collections::HashMap::new();
+        for (k, v) in headers {
+            let name = http::HeaderName::from_bytes(k.as_bytes())
+                .map_err(|_| ConnectError::Invalid(format!("`{k}` is not a valid header name")))?;
+            let value = http::HeaderValue::from_str(v).map_err(|_| {
+                ConnectError::Invalid(format!(
+                    "the value of header `{k}` is not valid ([REDACTED])"
+                ))
+            })?;
+            map.insert(name, value);
+        }
+        let cfg = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
+            .custom_headers(map)
+            .reinit_on_expired_session(false);
+        let transport = StreamableHttpClientTransport::from_config(cfg);
+        let client = match tokio::time::timeout(
+            opts.startup_timeout,
+            client_config().serve(transport),
+        )
+        .await
+        {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(ConnectError::Handshake {
+                    message: redact(&e.to_string(), headers),
+                    stderr: Vec::new(),
+                });
+            }
+            Err(_) => return Err(ConnectError::StartupTimeout(opts.startup_timeout, Vec::new())),
+        };
+        client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
+        let server = server_info(&client);
+        Ok(Self {
+            client,
+            wire: None,
+            exit: None,
+            kill: None,
+            pgid: None,
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
+            server,
+        })
+    }
+
+    /// The last lines the server wrote to stderr.
+    #[must_use]
+    pub fn stderr_tail(&self) -> Vec<String> {
+        tail(&self.stderr)
+    }
+
+    /// Non-JSON lines the server wrote to stdout so far, and the last one.
+    #[must_use]
+    pub fn junk(&self) -> (u64, Option<String>) {
+        self.wire.as_ref().map_or((0, None), |w| {
+            (
+                w.junk_lines.load(std::sync::atomic::Ordering::Relaxed),
+                w.last_junk.lock().expect("wire lock").clone(),
+            )
+        })
+    }
+
+    /// How the process ended, if it has.
+    #[must_use]
+    pub fn exited(&self) -> Option<ExitInfo> {
+        self.exit.as_ref().and_then(|rx| rx.borrow().clone())
+    }
+
+    /// Sends one request and waits for its reply, the process's death, an oversize line or the
+    /// timeout, whichever comes first.
+    pub async fn request(&self, method: &str, params: Option<Value>, timeout: Duration) -> Reply {
+        if let Some(info) = self.exited() {
+            return Reply::Exited(info);
+        }
+        if let Some(w) = &self.wire {
+            w.reset();
+        }
+        let req = ClientRequest::CustomRequest(CustomRequest::new(method, params));
+        let handle = match self
+            .client
+            .send_request_with_option(req, PeerRequestOptions::with_timeout(timeout))
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return self.failure(e).await,
+        };
+        let mut exit = self.exit.clone();
+        let wire = self.wire.clone();
+        let died = async {
+            match exit.as_mut() {
+                Some(rx) => {
+                    let _ = rx.wait_for(Option::is_some).await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let oversize = async {
+            match &wire {
+                Some(w) => loop {
+                    let notified = w.notify.notified();
+                    if let Some(n) = *w.oversize.lock().expect("wire lock") {
+                        return n;
+                    }
+                    notified.await;
+                },
+                None => std::future::pending::<u64>().await,
+            }
+        };
+        tokio::select! {
+            r = handle.await_response() => match r {
+                Ok(result) => self.result_of(result),
+                Err(e) => self.failure(e).await,
+            },
+            () = died => {
+                // A reply may have raced the exit; the process is gone either way.
+                Reply::Exited(self.exited().unwrap_or(ExitInfo { code: None, signal: None }))
+            }
+            n = oversize => Reply::Oversize(n),
+        }
+    }
+
+    fn result_of(&self, result: ServerResult) -> Reply {
+        // Prefer the exact bytes: rmcp's typed results drop unknown fields and fill defaults.
+        if let Some(raw) =
+            self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take())
+        {
+            return match serde_json::from_slice::<Value>(&raw) {
+                Ok(v) => match v.get("result") {
+                    Some(r) => Reply::Result(r.clone()),
+                    None => Reply::Protocol(format!("response without `result`: {}", excerpt(&v))),
+                },
+                Err(e) => Reply::Protocol(format!("response is not JSON: {e}")),
+            };
+        }
+        match result {
+            ServerResult::CustomResult(c) => Reply::Result(c.0),
+            other => serde_json::to_value(&other)
+                .map_or_else(|e| Reply::Protocol(e.to_string()), Reply::Result),
+        }
+    }
+
+    async fn failure(&self, e: ServiceError) -> Reply {
+        match e {
+            ServiceError::McpError(err) => {
+                Reply::RpcError { code: i64::from(err.code.0), message: err.message.to_string() }
+            }
+            ServiceError::Timeout { .. } => Reply::Timeout,
+            ServiceError::UnexpectedResponse => {
+                Reply::Protocol("a response that does not fit the request".into())
+            }
+            other => {
+                // The transport is gone: give the exit watcher a moment to report.
+                if let Some(rx) = &self.exit {
+                    let mut rx = rx.clone();
+                    let _ = tokio::time::timeout(
+                        Duration::from_millis(500),
+                        rx.wait_for(Option::is_some),
+                    )
+                    .await;
+                }
+                match self.exited() {
+                    Some(info) => Reply::Exited(info),
+                    None => Reply::Protocol(format!("transport failure: {other}")),
+                }
+            }
+        }
+    }
+
+    /// Calls a tool with `arguments` (sent exactly as given).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        timeout: Duration,
+    ) -> Reply {
+        self.request("tools/call", Some(json!({"name": name, "arguments": arguments})), timeout)
+            .await
+    }
+
+    /// Whether the server answers `ping` in time.
+    pub async fn ping(&self, timeout: Duration) -> bool {
+        let req = ClientRequest::PingRequest(PingRequest::default());
+        match self
+            .client
+            .send_request_with_option(req, PeerRequestOptions::with_timeout(timeout))
+            .await
+        {
+            Ok(h) => {
+                tokio::time::timeout(timeout, h.await_response()).await.is_ok_and(|r| r.is_ok())
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Ends the connection and kills the server's whole process group.
+    pub async fn close(mut self) {
+        if let Some(k) = self.kill.take() {
+            let _ = k.send(());
+        }
+        kill_group(self.pgid);
+        if let Some(mut rx) = self.exit.take() {
+            let _ =
+                tokio::time::timeout(Duration::from_secs(2), rx.wait_for(Option::is_some)).await;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), self.client.close()).await;
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(k) = self.kill.take() {
+            let _ = k.send(());
+        }
+        kill_group(self.pgid);
+    }
+}
+
+/// SIGKILL to a whole process group (the server and whatever it spawned).
+fn kill_group(pgid: Option<i32>) {
+    if let Some(p) = pgid.filter(|&p| p > 1) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
+fn server_info(client: &RunningService<RoleClient, ClientConfig>) -> ServerInfo {
+    client.peer_info().map_or_else(ServerInfo::default, |p| ServerInfo {
+        name: p.server_info.as_ref().map(|i| i.name.clone()),
+        version: p.server_info.as_ref().map(|i| i.version.clone()),
+        protocol_version: Some(p.protocol_version.to_string()),
+    })
+}
+
+/// Replaces every header value in `text` with `[REDACTED]`.
+#[must_use]
+pub fn redact(text: &str, headers: &[(String, String)]) -> String {
+    headers
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .fold(text.to_owned(), |t, (_, v)| t.replace(v.as_str(), "[REDACTED]"))
+}
+
+/// A short printable excerpt of a JSON value.
+#[must_use]
+pub fn excerpt(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 300 {
+        let mut end = 300;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &s[..end])
+    } else {
+        s
+    }
+}

@@ -1,0 +1,195 @@
+//! The cases for one tool, in order: boundary/valid values (with `default` and `examples`), one
+//! missing-required case per required property at every depth, one wrong-type case per location,
+//! the other labelled mutations, then random valid and invalid values.
+
+use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Whether a case's arguments are meant to be accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Deterministic boundary value (valid).
+    Boundary,
+    /// Random valid value.
+    Valid,
+    /// Labelled invalid value.
+    Invalid,
+}
+
+impl Mode {
+    /// Whether the arguments validate against the tool's input schema.
+    #[must_use]
+    pub fn is_valid(self) -> bool {
+        !matches!(self, Self::Invalid)
+    }
+}
+
+/// How a case was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseLabel {
+    /// Valid or invalid.
+    pub mode: Mode,
+    /// For invalid cases: the mutation kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<String>,
+    /// For invalid cases: where in the arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// For invalid cases: the keyword violated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<String>,
+}
+
+impl std::fmt::Display for CaseLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.mutation, &self.pointer) {
+            (Some(m), Some(p)) => write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p }),
+            _ => f.write_str(match self.mode {
+                Mode::Boundary => "boundary",
+                Mode::Valid => "valid",
+                Mode::Invalid => "invalid",
+            }),
+        }
+    }
+}
+
+/// One call to make.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// How it was made.
+    pub label: CaseLabel,
+    /// The `arguments` object.
+    pub arguments: Map<String, Value>,
+}
+
+/// Boundary values kept per tool.
+///
+/// Why: wide tools have thousands of boundary combinations; the first ones cover every property's
+/// bounds once, and the random phase does the rest.
+pub const MAX_BOUNDARY: usize = 200;
+
+/// Mutations kept per tool, for the same reason.
+pub const MAX_MUTATIONS: usize = 400;
+
+/// A per-tool seed from the run seed and the tool name (FNV-1a), stable across machines.
+#[must_use]
+pub fn tool_seed(seed: u64, tool: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in tool.as_bytes() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Plans the cases of one tool.
+///
+/// # Errors
+/// When the input schema cannot be compiled or no valid value can be generated.
+pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>, SchemaError> {
+    let mut cases = Vec::new();
+    // Arguments are always an object: values that are not one cannot be sent as `arguments`.
+    let object = |v: Value| match v {
+        Value::Object(m) => Some(m),
+        _ => None,
+    };
+    for v in generator.boundary()?.into_iter().take(MAX_BOUNDARY) {
+        if let Some(arguments) = object(v) {
+            cases.push(Case {
+                label: CaseLabel {
+                    mode: Mode::Boundary,
+                    mutation: None,
+                    pointer: None,
+                    keyword: None,
+                },
+                arguments,
+            });
+        }
+    }
+    let mutations = match generator.mutations() {
+        Ok(m) => m,
+        Err(SchemaError { kind: SchemaErrorKind::AcceptsEverything, .. }) => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    for m in mutations.into_iter().take(MAX_MUTATIONS) {
+        if let Some(arguments) = object(m.value) {
+            cases.push(Case {
+                label: CaseLabel {
+                    mode: Mode::Invalid,
+                    mutation: Some(m.label.mutation.as_str().to_owned()),
+                    pointer: Some(m.label.pointer),
+                    keyword: Some(m.label.keyword.to_owned()),
+                },
+                arguments,
+            });
+        }
+    }
+    let mut sampler = generator.sampler(seed);
+    let mut invalid_ok = true;
+    for _ in 0..random {
+        if let Some(arguments) = object(sampler.valid()?) {
+            cases.push(Case {
+                label: CaseLabel {
+                    mode: Mode::Valid,
+                    mutation: None,
+                    pointer: None,
+                    keyword: None,
+                },
+                arguments,
+            });
+        }
+        if invalid_ok {
+            match sampler.invalid() {
+                Ok(inv) => {
+                    if let Some(arguments) = object(inv.value) {
+                        cases.push(Case {
+                            label: CaseLabel {
+                                mode: Mode::Invalid,
+                                mutation: Some(inv.label.mutation.as_str().to_owned()),
+                                pointer: Some(inv.label.pointer),
+                                keyword: Some(inv.label.keyword.to_owned()),
+                            },
+                            arguments,
+                        });
+                    }
+                }
+                Err(_) => invalid_ok = false,
+            }
+        }
+    }
+    Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn order_is_boundary_then_missing_then_wrong_type_then_random() {
+        let g = Generator::compile(&json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]}))
+            .expect("compiles");
+        let cases = plan(&g, 1, 3).expect("plans");
+        let modes: Vec<Mode> = cases.iter().map(|c| c.label.mode).collect();
+        let first_invalid = modes.iter().position(|m| *m == Mode::Invalid).expect("invalid cases");
+        assert!(modes[..first_invalid].iter().all(|m| *m == Mode::Boundary));
+        assert_eq!(cases[first_invalid].label.mutation.as_deref(), Some("missing-required"));
+        assert_eq!(cases[first_invalid + 1].label.mutation.as_deref(), Some("wrong-type"));
+        assert!(modes.iter().any(|m| *m == Mode::Valid));
+        assert!(
+            cases.iter().all(|c| c.label.pointer.as_deref() != Some("")
+                || c.label.mutation.as_deref() != Some("wrong-type")),
+            "root wrong-type values are not objects and are never sent"
+        );
+    }
+
+    #[test]
+    fn tool_seeds_differ_by_name_and_are_stable() {
+        assert_eq!(tool_seed(1, "a"), tool_seed(1, "a"));
+        assert_ne!(tool_seed(1, "a"), tool_seed(1, "b"));
+        assert_ne!(tool_seed(1, "a"), tool_seed(2, "a"));
+    }
+}

@@ -1,0 +1,674 @@
+//! One fuzzing run: connect, list, select the tools (read-only by default), call each with its
+//! planned cases, restart the server when it dies or stops answering, classify, and score.
+
+use crate::classify::{Outcome, classify};
+use crate::client::{ConnectError, ConnectOptions, Connection, ServerInfo, Target};
+use crate::plan::{Case, CaseLabel, Mode, plan, tool_seed};
+use crate::tools::{ListingProblem, Tool, list_all};
+use mcp_fuzz_generators::Generator;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
+
+/// The version of the JSON report's shape.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Restarts allowed per tool before the run gives up on it.
+///
+/// Why: a server that dies on every call would otherwise be restarted once per case; five
+/// restarts are enough to see that a crash is systematic.
+pub const MAX_RESTARTS_PER_TOOL: u32 = 5;
+
+/// Everything a run needs.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The server.
+    pub target: Target,
+    /// Start-up and response limits.
+    pub connect: ConnectOptions,
+    /// Per-call timeout.
+    pub timeout: Duration,
+    /// Run seed.
+    pub seed: u64,
+    /// Random valid and random invalid cases per tool (each).
+    pub cases: usize,
+    /// Call tools that are not annotated read-only.
+    pub include_destructive: bool,
+    /// Only tools matching one of these globs (empty: all).
+    pub tools: Vec<String>,
+    /// Never tools matching one of these globs.
+    pub skip_tools: Vec<String>,
+    /// `tools/list` page cap.
+    pub max_pages: usize,
+}
+
+/// A tool's status in the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolReport {
+    /// The tool.
+    pub name: String,
+    /// `tested`, `skipped`, `unavailable`, `gave-up` or `schema-error`.
+    pub status: &'static str,
+    /// Why it was skipped or stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Cases executed, by mode.
+    pub cases: CaseCounts,
+    /// Invalid cases answered gracefully.
+    pub graceful: u64,
+    /// Invalid cases that count in the score.
+    pub scored: u64,
+    /// The tool's crash-resilience score, in percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Outcome kinds seen, with counts.
+    pub outcomes: std::collections::BTreeMap<&'static str, u64>,
+}
+
+/// Cases executed, by mode.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CaseCounts {
+    /// Boundary cases.
+    pub boundary: u64,
+    /// Random valid cases.
+    pub valid: u64,
+    /// Invalid cases.
+    pub invalid: u64,
+}
+
+/// Something to fix (or to look at).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// The tool, when the finding is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// What kind of finding: an outcome kind (`exited`, `handler-exception`...) or
+    /// `accepts-invalid`, `valid-call-failed`, `tool-unavailable`, `gave-up`, `malformed-tool`,
+    /// `tools-list-truncated`, `junk-on-stdout`, `schema-error`.
+    pub kind: String,
+    /// `failure` (counts against the server), `warning` or `info`.
+    pub severity: &'static str,
+    /// How the case was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<CaseLabel>,
+    /// The exact arguments sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// The outcome, in full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// A one-line explanation.
+    pub message: String,
+}
+
+/// The score of the run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Score {
+    /// Graceful invalid cases.
+    pub graceful: u64,
+    /// Invalid cases that count.
+    pub scored: u64,
+    /// Percentage, when any case counted.
+    pub percent: Option<f64>,
+    /// Letter grade.
+    pub grade: Option<&'static str>,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Version of this shape.
+    pub report_version: u32,
+    /// mcp-fuzz version.
+    pub tool_version: &'static str,
+    /// The target, with secrets redacted.
+    pub target: Value,
+    /// What the server said about itself.
+    pub server: ServerInfo,
+    /// The run seed.
+    pub seed: u64,
+    /// Per-tool status.
+    pub tools: Vec<ToolReport>,
+    /// Every finding.
+    pub findings: Vec<Finding>,
+    /// The crash-resilience score.
+    pub score: Score,
+    /// Server restarts.
+    pub restarts: u64,
+    /// Calls made.
+    pub calls: u64,
+    /// Wall time, in seconds.
+    pub duration_secs: f64,
+}
+
+impl Report {
+    /// Tools actually called.
+    #[must_use]
+    pub fn tested(&self) -> usize {
+        self.tools
+            .iter()
+            .filter(|t| matches!(t.status, "tested" | "unavailable" | "gave-up"))
+            .count()
+    }
+
+    /// Findings that count against the server.
+    #[must_use]
+    pub fn failures(&self) -> usize {
+        self.findings.iter().filter(|f| f.severity == "failure").count()
+    }
+}
+
+/// Progress of a run, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Cases done so far.
+    pub done: u64,
+    /// Cases planned so far (grows as tools are planned).
+    pub planned: u64,
+}
+
+/// Why a run could not happen at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The server could not be started or initialised.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// `tools/list` failed outright.
+    #[error("{0}")]
+    Listing(String),
+}
+
+/// A `*`/`?` glob match.
+#[must_use]
+pub fn glob(pattern: &str, name: &str) -> bool {
+    fn rec(p: &[char], n: &[char]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some('*'), _) => rec(&p[1..], n) || (!n.is_empty() && rec(p, &n[1..])),
+            (Some('?'), Some(_)) => rec(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => rec(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    rec(&p, &n)
+}
+
+fn grade(p: f64) -> &'static str {
+    match p {
+        p if p >= 95.0 => "A",
+        p if p >= 85.0 => "B",
+        p if p >= 70.0 => "C",
+        p if p >= 50.0 => "D",
+        _ => "F",
+    }
+}
+
+/// Why a tool is not called, if it is not.
+fn skip_reason(tool: &Tool, cfg: &RunConfig) -> Option<String> {
+    if cfg.skip_tools.iter().any(|g| glob(g, &tool.name)) {
+        return Some("excluded by --skip-tool".into());
+    }
+    if !cfg.tools.is_empty() && !cfg.tools.iter().any(|g| glob(g, &tool.name)) {
+        return Some("not selected by --tool".into());
+    }
+    if tool.read_only != Some(true) && !cfg.include_destructive {
+        return Some(match tool.read_only {
+            Some(false) => {
+                "annotated readOnlyHint: false; pass --include-destructive to call it".into()
+            }
+            _ => "not annotated readOnlyHint: true; pass --include-destructive to call it".into(),
+        });
+    }
+    None
+}
+
+struct ToolRun<'a> {
+    cfg: &'a RunConfig,
+    conn: Option<Connection>,
+    restarts: u64,
+    calls: u64,
+}
+
+impl ToolRun<'_> {
+    async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
+        if self.conn.is_none() {
+            let c = Connection::connect(&self.cfg.target, &self.cfg.connect).await?;
+            self.restarts += 1;
+            self.conn = Some(c);
+        }
+        Ok(self.conn.as_ref().expect("just connected"))
+    }
+
+    async fn drop_connection(&mut self) {
+        if let Some(c) = self.conn.take() {
+            c.close().await;
+        }
+    }
+}
+
+/// Runs the campaign.
+///
+/// # Errors
+/// [`RunError`] when the server cannot be started or listed at all; everything after that is
+/// a finding in the report.
+#[expect(clippy::too_many_lines, reason = "the run loop reads best top to bottom")]
+pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<Report, RunError> {
+    let started = Instant::now();
+    let first = Connection::connect(&cfg.target, &cfg.connect).await?;
+    let server = first.server.clone();
+    let listing = list_all(&first, cfg.max_pages, cfg.timeout).await.map_err(RunError::Listing)?;
+    let mut state = ToolRun { cfg, conn: Some(first), restarts: 0, calls: 0 };
+    let mut findings: Vec<Finding> = Vec::new();
+    for ListingProblem { index, name, reason } in &listing.problems {
+        findings.push(Finding {
+            tool: name.clone(),
+            kind: "malformed-tool".into(),
+            severity: "warning",
+            case: None,
+            arguments: None,
+            outcome: None,
+            message: format!(
+                "tools/list item {index} is not a usable tool and was skipped: {reason}"
+            ),
+        });
+    }
+    if let Some(t) = &listing.truncated {
+        findings.push(Finding {
+            tool: None,
+            kind: "tools-list-truncated".into(),
+            severity: "warning",
+            case: None,
+            arguments: None,
+            outcome: None,
+            message: t.clone(),
+        });
+    }
+    let mut tools_report = Vec::new();
+    let mut prog = Progress { done: 0, planned: 0 };
+    let mut seen_names: Vec<&str> = Vec::new();
+    for tool in &listing.tools {
+        if seen_names.contains(&tool.name.as_str()) {
+            findings.push(Finding {
+                tool: Some(tool.name.clone()),
+                kind: "duplicate-tool".into(),
+                severity: "warning",
+                case: None,
+                arguments: None,
+                outcome: None,
+                message: "tools/list lists this name more than once; only the first is called"
+                    .into(),
+            });
+            continue;
+        }
+        seen_names.push(&tool.name);
+        let mut tr = ToolReport {
+            name: tool.name.clone(),
+            status: "tested",
+            reason: None,
+            cases: CaseCounts::default(),
+            graceful: 0,
+            scored: 0,
+            score: None,
+            outcomes: std::collections::BTreeMap::new(),
+        };
+        if let Some(reason) = skip_reason(tool, cfg) {
+            tr.status = "skipped";
+            tr.reason = Some(reason);
+            tools_report.push(tr);
+            continue;
+        }
+        let generator = match Generator::compile(&tool.input_schema) {
+            Ok(g) => g,
+            Err(e) => {
+                tr.status = "schema-error";
+                tr.reason = Some(format!("inputSchema: {e}"));
+                findings.push(schema_finding(&tool.name, &e.to_string()));
+                tools_report.push(tr);
+                continue;
+            }
+        };
+        let cases = match plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases) {
+            Ok(c) => c,
+            Err(e) => {
+                tr.status = "schema-error";
+                tr.reason = Some(format!("inputSchema: {e}"));
+                findings.push(schema_finding(&tool.name, &e.to_string()));
+                tools_report.push(tr);
+                continue;
+            }
+        };
+        let output = tool
+            .output_schema
+            .as_ref()
+            .and_then(|s| jsonschema::options().should_validate_formats(false).build(s).ok());
+        prog.planned += cases.len() as u64;
+        progress(prog);
+        let mut tool_findings: Vec<Finding> = Vec::new();
+        let mut results: Vec<(Case, Outcome)> = Vec::new();
+        let mut tool_restarts = 0;
+        for case in cases {
+            let conn = match state.ensure().await {
+                Ok(c) => c,
+                Err(e) => {
+                    tr.status = "gave-up";
+                    tr.reason = Some(format!("the server could not be restarted: {e}"));
+                    break;
+                }
+            };
+            let reply = conn.call_tool(&tool.name, &case.arguments, cfg.timeout).await;
+            let outcome = classify(reply, output.as_ref(), || conn.stderr_tail());
+            let restart = match &outcome {
+                Outcome::Exited { .. } => true,
+                Outcome::Timeout => !conn.ping(Duration::from_secs(2).min(cfg.timeout)).await,
+                _ => false,
+            };
+            state.calls += 1;
+            if restart {
+                state.drop_connection().await;
+                tool_restarts += 1;
+                // Back off a little more after each restart of the same tool.
+                tokio::time::sleep(Duration::from_millis(20 * u64::from(tool_restarts))).await;
+            }
+            *tr.outcomes.entry(outcome.kind()).or_default() += 1;
+            match case.label.mode {
+                Mode::Boundary => tr.cases.boundary += 1,
+                Mode::Valid => tr.cases.valid += 1,
+                Mode::Invalid => tr.cases.invalid += 1,
+            }
+            prog.done += 1;
+            progress(prog);
+            results.push((case, outcome));
+            if tool_restarts > MAX_RESTARTS_PER_TOOL {
+                tr.status = "gave-up";
+                tr.reason = Some(format!(
+                    "the server died or hung {tool_restarts} times on this tool: stopped calling it"
+                ));
+                tool_findings.push(Finding {
+                    tool: Some(tool.name.clone()),
+                    kind: "gave-up".into(),
+                    severity: "failure",
+                    case: None,
+                    arguments: None,
+                    outcome: None,
+                    message: format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run"),
+                });
+                break;
+            }
+        }
+        // Input-independent failure: valid cases fail like the invalid ones, or name an
+        // unreachable upstream.
+        let valid_results: Vec<&Outcome> =
+            results.iter().filter(|(c, _)| c.label.mode.is_valid()).map(|(_, o)| o).collect();
+        // Only error answers can mean "unavailable": a crash, hang or bad result on every call is
+        // a bug, however uniform.
+        let error_answer = |o: &Outcome| {
+            matches!(
+                o,
+                Outcome::ToolError { .. }
+                    | Outcome::InternalError { .. }
+                    | Outcome::RpcError { .. }
+            )
+        };
+        let unavailable = !valid_results.is_empty()
+            && valid_results.iter().all(|o| error_answer(o))
+            && (valid_results
+                .iter()
+                .all(|o| matches!(o, Outcome::ToolError { upstream: true, .. }))
+                || same_message(&results));
+        if unavailable {
+            tr.status = "unavailable";
+            let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
+            tr.reason = Some(format!("every call fails the same way, whatever the input: {msg}"));
+            tool_findings.push(Finding {
+                tool: Some(tool.name.clone()),
+                kind: "tool-unavailable".into(),
+                severity: "warning",
+                case: None,
+                arguments: None,
+                outcome: valid_results.first().map(|o| (*o).clone()),
+                message: format!(
+                    "every call fails the same way, whatever the input (left out of the score): {}",
+                    clip(&msg)
+                ),
+            });
+        } else {
+            for (case, outcome) in &results {
+                if case.label.mode == Mode::Invalid {
+                    if outcome.is_graceful() {
+                        tr.graceful += 1;
+                        tr.scored += 1;
+                    } else if matches!(outcome, Outcome::Ok) {
+                        push_once(
+                            &mut tool_findings,
+                            finding(
+                                tool,
+                                case,
+                                outcome,
+                                "accepts-invalid",
+                                "warning",
+                                format!("accepted invalid input ({}) without an error", case.label),
+                            ),
+                        );
+                    } else {
+                        tr.scored += 1;
+                        push_once(
+                            &mut tool_findings,
+                            finding(
+                                tool,
+                                case,
+                                outcome,
+                                outcome.kind(),
+                                "failure",
+                                format!("{} on invalid input ({})", describe(outcome), case.label),
+                            ),
+                        );
+                    }
+                } else if outcome.is_failure()
+                    && !matches!(outcome, Outcome::OutputSchemaViolation { .. })
+                {
+                    push_once(
+                        &mut tool_findings,
+                        finding(
+                            tool,
+                            case,
+                            outcome,
+                            outcome.kind(),
+                            "failure",
+                            format!("{} on valid input", describe(outcome)),
+                        ),
+                    );
+                } else if matches!(outcome, Outcome::OutputSchemaViolation { .. }) {
+                    push_once(
+                        &mut tool_findings,
+                        finding(
+                            tool,
+                            case,
+                            outcome,
+                            outcome.kind(),
+                            "failure",
+                            format!(
+                                "the result breaks the tool's outputSchema: {}",
+                                outcome.message().unwrap_or("")
+                            ),
+                        ),
+                    );
+                } else if !matches!(outcome, Outcome::Ok) {
+                    push_once(
+                        &mut tool_findings,
+                        finding(
+                            tool,
+                            case,
+                            outcome,
+                            "valid-call-failed",
+                            "info",
+                            format!(
+                                "valid call failed ({}) - may be a synthetic-input false positive",
+                                describe(outcome)
+                            ),
+                        ),
+                    );
+                }
+            }
+            if tr.scored > 0 {
+                #[expect(clippy::cast_precision_loss, reason = "case counts are small")]
+                let p = tr.graceful as f64 * 100.0 / tr.scored as f64;
+                tr.score = Some((p * 10.0).round() / 10.0);
+            }
+        }
+        findings.extend(tool_findings);
+        tools_report.push(tr);
+    }
+    if let Some(c) = &state.conn {
+        let (junk, last) = c.junk();
+        if junk > 0 {
+            findings.push(Finding {
+                tool: None,
+                kind: "junk-on-stdout".into(),
+                severity: "failure",
+                case: None,
+                arguments: None,
+                outcome: Some(Outcome::ProtocolViolation { detail: format!("{junk} non-JSON-RPC line(s) on stdout") }),
+                message: format!(
+                    "the server wrote {junk} line(s) to stdout that are not JSON-RPC (last: {:?}); stdout is reserved for protocol messages, log to stderr",
+                    last.unwrap_or_default()
+                ),
+            });
+        }
+    }
+    state.drop_connection().await;
+    let graceful: u64 =
+        tools_report.iter().filter(|t| t.status != "unavailable").map(|t| t.graceful).sum();
+    let scored: u64 =
+        tools_report.iter().filter(|t| t.status != "unavailable").map(|t| t.scored).sum();
+    #[expect(clippy::cast_precision_loss, reason = "case counts are small")]
+    let percent = (scored > 0).then(|| ((graceful as f64 * 1000.0 / scored as f64).round()) / 10.0);
+    Ok(Report {
+        report_version: REPORT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION"),
+        target: cfg.target.redacted(),
+        server,
+        seed: cfg.seed,
+        tools: tools_report,
+        findings,
+        score: Score { graceful, scored, percent, grade: percent.map(grade) },
+        restarts: state.restarts,
+        calls: state.calls,
+        duration_secs: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+    })
+}
+
+/// All invalid and valid cases failed with the same message: the input does not matter.
+fn same_message(results: &[(Case, Outcome)]) -> bool {
+    let mut msgs = results.iter().map(|(_, o)| (o.kind(), o.message().unwrap_or("")));
+    let Some(first) = msgs.next() else { return false };
+    first.0 != "ok" && first.0 != "invalid-params" && results.len() >= 2 && msgs.all(|m| m == first)
+}
+
+fn describe(o: &Outcome) -> String {
+    match o {
+        Outcome::Exited { exit, .. } => format!("the server died ({exit})"),
+        Outcome::Timeout => "no answer within the timeout".into(),
+        Outcome::HandlerException { text } => {
+            format!("an exception surfaced as a tool error: {}", first_line(text))
+        }
+        Outcome::InternalError { message } => {
+            format!("JSON-RPC internal error -32603: {}", first_line(message))
+        }
+        Outcome::RpcError { code, message } => {
+            format!("JSON-RPC error {code}: {}", first_line(message))
+        }
+        Outcome::ProtocolViolation { detail } => format!("protocol violation: {detail}"),
+        Outcome::Oversize { bytes } => {
+            format!("a {bytes}-byte response, over --max-response-bytes")
+        }
+        Outcome::OutputSchemaViolation { detail } => format!("output-schema violation: {detail}"),
+        Outcome::ToolError { text, .. } => format!("tool error: {}", first_line(text)),
+        Outcome::InvalidParams { message } => format!("invalid params: {}", first_line(message)),
+        Outcome::Ok => "ok".into(),
+    }
+}
+
+fn first_line(s: &str) -> String {
+    clip(s.lines().next().unwrap_or(""))
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 160 {
+        format!("{}…", s.chars().take(160).collect::<String>())
+    } else {
+        s.to_owned()
+    }
+}
+
+fn finding(
+    tool: &Tool,
+    case: &Case,
+    outcome: &Outcome,
+    kind: &str,
+    severity: &'static str,
+    message: String,
+) -> Finding {
+    Finding {
+        tool: Some(tool.name.clone()),
+        kind: kind.to_owned(),
+        severity,
+        case: Some(case.label.clone()),
+        arguments: Some(case.arguments.clone()),
+        outcome: Some(outcome.clone()),
+        message,
+    }
+}
+
+/// Keeps one finding per (tool, kind, mutation, pointer): the first, simplest case.
+fn push_once(list: &mut Vec<Finding>, f: Finding) {
+    let key = |x: &Finding| {
+        (
+            x.tool.clone(),
+            x.kind.clone(),
+            x.case.as_ref().and_then(|c| c.mutation.clone()),
+            x.case.as_ref().and_then(|c| c.pointer.clone()),
+        )
+    };
+    if !list.iter().any(|g| key(g) == key(&f)) {
+        list.push(f);
+    }
+}
+
+fn schema_finding(tool: &str, msg: &str) -> Finding {
+    Finding {
+        tool: Some(tool.to_owned()),
+        kind: "schema-error".into(),
+        severity: "warning",
+        case: None,
+        arguments: None,
+        outcome: None,
+        message: format!("the tool's inputSchema cannot be fuzzed: {msg}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("get_*", "get_user"));
+        assert!(glob("*", "x"));
+        assert!(glob("a?c", "abc"));
+        assert!(!glob("get_*", "set_user"));
+    }
+
+    #[test]
+    fn grades() {
+        assert_eq!(grade(100.0), "A");
+        assert_eq!(grade(90.0), "B");
+        assert_eq!(grade(10.0), "F");
+    }
+}
