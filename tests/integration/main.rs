@@ -5,5 +5,6 @@
 //! (formats asserted), independently of the generators' own oracle.
 
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod run;
 mod tools_list;
 mod util;

@@ -1,0 +1,260 @@
+//! `mcp-fuzz run` against the fixture servers of `fixtures/servers` (real rmcp stdio servers,
+//! each misbehaving in one named way): the exact outcomes, the score, the exit code, and that no
+//! process is left behind.
+
+use crate::util::{command, finish};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Once;
+
+/// The exit codes, repeated here on purpose: changing one must break a test.
+const FINDINGS: i32 = 1;
+const SERVER_START: i32 = 3;
+const SUCCESS: i32 = 0;
+
+/// Builds the fixture servers once (same profile as this test) and returns the path of one.
+fn server(name: &str) -> PathBuf {
+    static BUILD: Once = Once::new();
+    let exe = std::env::current_exe().expect("test binary path");
+    // target/<profile>/deps/<test binary>
+    let profile_dir = exe.parent().and_then(|d| d.parent()).expect("profile dir").to_path_buf();
+    BUILD.call_once(|| {
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let mut cmd = std::process::Command::new(env!("CARGO"));
+        cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures", "--bins"]);
+        if release {
+            cmd.arg("--release");
+        }
+        let status = cmd.current_dir(env!("CARGO_MANIFEST_DIR")).status().expect("cargo runs");
+        assert!(status.success(), "building the fixture servers failed");
+    });
+    profile_dir.join(name)
+}
+
+/// Runs `mcp-fuzz --json ARGS -- <fixture>` and parses the report.
+fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
+    let path = server(fixture);
+    let mut all: Vec<String> = vec!["--json".into()];
+    if !args.contains(&"--cases") {
+        all.extend(["--cases".to_owned(), "3".to_owned()]);
+    }
+    all.extend(args.iter().map(|s| (*s).to_owned()));
+    all.push("--".into());
+    all.push(path.display().to_string());
+    let run = finish(command(&all).spawn().expect("mcp-fuzz starts"));
+    let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+        panic!("report is not JSON ({e}); stderr:\n{}\nstdout:\n{}", run.stderr, run.stdout)
+    });
+    assert_no_leftovers(&path);
+    (run.code, report, run.stderr)
+}
+
+/// No process whose command line names the fixture (or its `sleep 300` helper) survives.
+fn assert_no_leftovers(path: &std::path::Path) {
+    let needle = path.display().to_string();
+    // The kill is asynchronous; give the kernel a moment to reap.
+    for _ in 0..50 {
+        let alive: Vec<String> = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .filter(|c| c.starts_with(&needle) || c.starts_with("sleep 300"))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("processes left behind after the run of {needle}");
+}
+
+fn kinds(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["kind"].as_str().expect("kind").to_owned())
+        .collect()
+}
+
+fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[test]
+fn healthy_server_scores_100_and_passes() {
+    let (code, r, _) = run_json("fx-healthy", &["--fail-under", "90"]);
+    assert_eq!(code, SUCCESS, "{r:#}");
+    assert_eq!(r["score"]["percent"], 100.0);
+    assert_eq!(r["reportVersion"], 1);
+    assert!(kinds(&r).is_empty(), "{r:#}");
+    assert_eq!(tool(&r, "echo")["status"], "tested");
+    assert_eq!(r["server"]["name"], "fx-healthy");
+}
+
+#[test]
+fn crash_on_missing_required_is_an_exit_with_status() {
+    let (code, r, _) = run_json("fx-crash-on-missing", &[]);
+    assert_eq!(code, FINDINGS);
+    let f = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "exited")
+        .expect("an exited finding");
+    assert_eq!(f["case"]["mutation"], "missing-required");
+    assert_eq!(f["case"]["pointer"], "/key");
+    assert_eq!(f["outcome"]["exit"]["code"], 3);
+    assert!(r["restarts"].as_u64().expect("restarts") >= 1);
+    assert!(r["score"]["percent"].as_f64().expect("score") < 100.0);
+}
+
+#[test]
+fn exceptions_are_failures_whatever_their_transport() {
+    let (code, r, _) = run_json("fx-internal-error", &[]);
+    assert_eq!(code, FINDINGS);
+    assert!(kinds(&r).iter().all(|k| k == "internal-error"), "{:?}", kinds(&r));
+    assert_eq!(r["score"]["percent"], 0.0);
+    let (code, r, _) = run_json("fx-exception-text", &[]);
+    assert_eq!(code, FINDINGS);
+    assert!(kinds(&r).contains(&"handler-exception".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(r["score"]["percent"], 0.0);
+}
+
+#[test]
+fn graceful_servers_score_100() {
+    for fx in ["fx-graceful-iserror", "fx-graceful-32602"] {
+        let (code, r, _) = run_json(fx, &["--fail-under", "100"]);
+        assert_eq!(code, SUCCESS, "{fx}: {r:#}");
+        assert_eq!(r["score"]["percent"], 100.0, "{fx}");
+    }
+}
+
+#[test]
+fn unreachable_backend_is_unavailable_not_zero() {
+    let (code, r, _) = run_json("fx-unavailable", &[]);
+    assert_eq!(code, SUCCESS, "{r:#}");
+    assert_eq!(tool(&r, "weather")["status"], "unavailable");
+    assert_eq!(kinds(&r), ["tool-unavailable"]);
+    assert!(r["score"]["percent"].is_null(), "left out of the score");
+}
+
+#[test]
+fn lenient_tool_accepts_invalid_input() {
+    let (_, r, _) = run_json("fx-lenient", &[]);
+    let k = kinds(&r);
+    assert!(!k.is_empty() && k.iter().all(|k| k == "accepts-invalid"), "{k:?}");
+    assert_eq!(r["findings"][0]["severity"], "warning");
+}
+
+#[test]
+fn output_schema_violations_are_failures() {
+    let (code, r, _) = run_json("fx-output-violation", &[]);
+    assert_eq!(code, FINDINGS);
+    let k = kinds(&r);
+    assert_eq!(k.iter().filter(|k| *k == "output-schema-violation").count(), 2, "{k:?}");
+}
+
+#[test]
+fn destructive_tools_are_never_called_without_the_flag() {
+    let marker = std::env::temp_dir().join(format!("mcp-fuzz-marker-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let env = format!("FX_MARKER_FILE={}", marker.display());
+    let (_, r, _) = run_json("fx-destructive", &["--env", &env]);
+    assert_eq!(tool(&r, "delete_all")["status"], "skipped");
+    assert!(
+        tool(&r, "delete_all")["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("--include-destructive")
+    );
+    assert!(!marker.exists(), "the destructive tool was called");
+    let (_, r, _) = run_json("fx-destructive", &["--env", &env, "--include-destructive"]);
+    assert_eq!(tool(&r, "delete_all")["status"], "tested");
+    assert!(marker.exists(), "with --include-destructive it is called");
+    let _ = std::fs::remove_file(&marker);
+    assert!(
+        r["target"]["env"][0].as_str().expect("env").ends_with("=[REDACTED]"),
+        "env values are redacted"
+    );
+}
+
+#[test]
+fn listing_pages_cursor_loops_and_malformed_tools() {
+    let (_, r, _) = run_json("fx-paged", &[]);
+    assert_eq!(r["tools"].as_array().expect("tools").len(), 7);
+    let (_, r, _) = run_json("fx-cursor-loop", &[]);
+    assert!(kinds(&r).contains(&"tools-list-truncated".to_owned()), "{:?}", kinds(&r));
+    let (_, r, _) = run_json("fx-malformed-tool", &[]);
+    assert_eq!(kinds(&r).iter().filter(|k| *k == "malformed-tool").count(), 2, "{:?}", kinds(&r));
+    assert_eq!(tool(&r, "good")["status"], "tested");
+}
+
+#[test]
+fn junk_on_stdout_is_reported_and_survived() {
+    let (code, r, _) = run_json("fx-junk-stdout", &[]);
+    assert_eq!(code, FINDINGS);
+    assert!(kinds(&r).contains(&"junk-on-stdout".to_owned()));
+    assert_eq!(tool(&r, "echo")["status"], "tested");
+}
+
+#[test]
+fn hangs_time_out_and_the_run_goes_on() {
+    let (code, r, _) = run_json("fx-hang", &["--timeout", "1"]);
+    assert_eq!(code, FINDINGS);
+    assert!(kinds(&r).contains(&"timeout".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(tool(&r, "wait")["status"], "tested");
+}
+
+#[test]
+fn a_server_that_never_initializes_exits_3_quoting_stderr() {
+    let path = server("fx-no-init");
+    let run = finish(
+        command(["--startup-timeout", "1", "--", path.to_str().expect("utf-8")])
+            .spawn()
+            .expect("starts"),
+    );
+    assert_eq!(run.code, SERVER_START, "{}", run.stderr);
+    assert!(run.stderr.contains("initialize"), "{}", run.stderr);
+    assert_no_leftovers(&path);
+}
+
+#[test]
+fn a_dead_leader_with_a_child_holding_stdout_is_seen_and_the_group_killed() {
+    let (code, r, _) = run_json("fx-fork-keeps-stdout", &["--include-destructive"]);
+    assert_eq!(code, FINDINGS);
+    assert!(kinds(&r).contains(&"exited".to_owned()), "{:?}", kinds(&r));
+}
+
+#[test]
+fn combination_bugs_are_found() {
+    let (code, r, _) = run_json("fx-combo", &["--cases", "10"]);
+    assert_eq!(code, FINDINGS);
+    let failing: Vec<&str> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "failure")
+        .filter_map(|f| f["tool"].as_str())
+        .collect();
+    for t in ["batch", "nested"] {
+        assert!(failing.contains(&t), "{t} not found: {failing:?}");
+    }
+}
+
+#[test]
+fn same_seed_same_report() {
+    let strip = |mut r: Value| {
+        r["durationSecs"] = Value::Null;
+        r
+    };
+    let (_, a, _) = run_json("fx-combo", &["--seed", "7"]);
+    let (_, b, _) = run_json("fx-combo", &["--seed", "7"]);
+    assert_eq!(strip(a), strip(b));
+}
