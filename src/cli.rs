@@ -202,11 +202,30 @@ mod tests {
     #[test]
     fn gen_defaults() {
         let cli = Cli::try_parse_from(["mcp-fuzz", "gen", "--schema", "s.json"]).expect("parses");
-        let Command::Gen(args) = cli.command;
+        let Command::Gen(args) = cli.command else { panic!("gen parses as gen") };
         assert_eq!(args.mode, Mode::All);
         assert_eq!(args.count, 10);
         assert_eq!(args.seed, 0);
         assert!(!args.output_schema);
+    }
+
+    #[test]
+    fn run_takes_the_server_command_after_the_separator() {
+        let cli = Cli::try_parse_from([
+            "mcp-fuzz",
+            "run",
+            "--fail-under",
+            "90",
+            "--",
+            "node",
+            "server.js",
+            "--flag",
+        ])
+        .expect("parses");
+        let Command::Run(args) = cli.command else { panic!("run parses as run") };
+        assert_eq!(args.fail_under, Some(90.0));
+        assert_eq!(args.target.command, ["node", "server.js", "--flag"]);
+        assert_eq!(args.cases, 10);
     }
 
     #[test]

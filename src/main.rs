@@ -47,10 +47,10 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     const TOP_LEVEL: &[&str] = &["gen", "run", "call", "help", "-h", "--help", "-V", "--version"];
     let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
-    if let Some(first) = first {
-        if !TOP_LEVEL.contains(&first.as_str()) {
-            args.insert(1, "run".into());
-        }
+    if let Some(first) = first
+        && !TOP_LEVEL.contains(&first.as_str())
+    {
+        args.insert(1, "run".into());
     }
     args
 }

@@ -178,7 +178,7 @@ mod tests {
         assert!(modes[..first_invalid].iter().all(|m| *m == Mode::Boundary));
         assert_eq!(cases[first_invalid].label.mutation.as_deref(), Some("missing-required"));
         assert_eq!(cases[first_invalid + 1].label.mutation.as_deref(), Some("wrong-type"));
-        assert!(modes.iter().any(|m| *m == Mode::Valid));
+        assert!(modes.contains(&Mode::Valid));
         assert!(
             cases.iter().all(|c| c.label.pointer.as_deref() != Some("")
                 || c.label.mutation.as_deref() != Some("wrong-type")),

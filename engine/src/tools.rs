@@ -76,10 +76,11 @@ pub fn parse_tool(item: &Value) -> Result<Tool, String> {
             }
         }
     };
-    if let Some(a) = obj.get("annotations") {
-        if !a.is_object() && !a.is_null() {
-            return Err(format!("`annotations` must be an object, got {}", excerpt(a)));
-        }
+    if let Some(a) = obj.get("annotations")
+        && !a.is_object()
+        && !a.is_null()
+    {
+        return Err(format!("`annotations` must be an object, got {}", excerpt(a)));
     }
     Ok(Tool {
         name: name.to_owned(),

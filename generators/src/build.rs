@@ -60,6 +60,8 @@ pub(crate) struct Builder<'p> {
     shapes: HashMap<Conj, Arc<Shape>>,
     regexes: HashMap<String, Option<regex::Regex>>,
     budget: usize,
+    /// Simplest values already computed, per location (see `deterministic`).
+    pub simplest_cache: HashMap<(Conj, u32, bool), Option<Value>>,
 }
 
 fn unsat(reason: impl Into<String>, ptr: &str) -> SchemaError {
@@ -82,6 +84,7 @@ impl<'p> Builder<'p> {
             shapes: HashMap::new(),
             regexes: HashMap::new(),
             budget: BUILD_BUDGET,
+            simplest_cache: HashMap::new(),
         }
     }
 
@@ -780,11 +783,11 @@ impl<'p> Builder<'p> {
         }
         for &id in &nodes {
             let n = self.plan.node(id).clone();
-            if let Some(not) = n.not {
-                if let Ok(s) = self.valid(&Conj::of(not), depth, normal) {
-                    let l = label(Mutation::MatchesNot, "not");
-                    out.push(s.prop_map(move |value| Invalid { value, label: l.clone() }).boxed());
-                }
+            if let Some(not) = n.not
+                && let Ok(s) = self.valid(&Conj::of(not), depth, normal)
+            {
+                let l = label(Mutation::MatchesNot, "not");
+                out.push(s.prop_map(move |value| Invalid { value, label: l.clone() }).boxed());
             }
             for (a, &x) in n.one_of.iter().enumerate() {
                 for &y in n.one_of.iter().skip(a + 1).take(4) {
@@ -797,11 +800,11 @@ impl<'p> Builder<'p> {
                     }
                 }
             }
-            if let Some(cond) = n.if_ {
-                if let Ok(s) = self.valid(&Conj::of(cond), depth, normal) {
-                    let l = label(Mutation::ConditionalViolated, "then");
-                    out.push(s.prop_map(move |value| Invalid { value, label: l.clone() }).boxed());
-                }
+            if let Some(cond) = n.if_
+                && let Ok(s) = self.valid(&Conj::of(cond), depth, normal)
+            {
+                let l = label(Mutation::ConditionalViolated, "then");
+                out.push(s.prop_map(move |value| Invalid { value, label: l.clone() }).boxed());
             }
             for (k, dep) in &n.dependent_schemas {
                 let key = k.clone();
@@ -941,27 +944,27 @@ impl<'p> Builder<'p> {
         }
         if shape.gen_types.has(Types::ARR) {
             let last = self.prefix_len(shape);
-            if let Some(p) = (0..=last).find(|&i| self.item_conj(shape, i).is_none()) {
-                if let Ok(all) = self.valid(conj, depth, Mode { all_optional: true }) {
-                    out.push(
-                        all.prop_filter_map("a full prefix", move |v| {
-                            let Value::Array(mut items) = v else { return None };
-                            if items.len() != p {
-                                return None;
-                            }
-                            items.push(Value::Null);
-                            Some(Invalid {
-                                value: Value::Array(items),
-                                label: Label {
-                                    mutation: Mutation::ExtraItems,
-                                    pointer: format!("/{p}"),
-                                    keyword: "items",
-                                },
-                            })
+            if let Some(p) = (0..=last).find(|&i| self.item_conj(shape, i).is_none())
+                && let Ok(all) = self.valid(conj, depth, Mode { all_optional: true })
+            {
+                out.push(
+                    all.prop_filter_map("a full prefix", move |v| {
+                        let Value::Array(mut items) = v else { return None };
+                        if items.len() != p {
+                            return None;
+                        }
+                        items.push(Value::Null);
+                        Some(Invalid {
+                            value: Value::Array(items),
+                            label: Label {
+                                mutation: Mutation::ExtraItems,
+                                pointer: format!("/{p}"),
+                                keyword: "items",
+                            },
                         })
-                        .boxed(),
-                    );
-                }
+                    })
+                    .boxed(),
+                );
             }
         }
         out

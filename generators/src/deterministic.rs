@@ -24,7 +24,24 @@ const PER_LOCATION: usize = 24;
 const MAX_VALUES: usize = 2_000;
 
 /// Simplification steps taken to reach a strategy's simplest value.
-const MAX_SIMPLIFY: usize = 10_000;
+const MAX_SIMPLIFY: usize = 1_000;
+
+/// JSON nodes materialised, summed over the simplification steps of one value.
+const SIMPLIFY_WORK: usize = 200_000;
+
+fn json_nodes(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(json_nodes).sum::<usize>(),
+        Value::Object(o) => 1 + o.values().map(json_nodes).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// Arrays with more required items than this get no per-item boundary variants.
+///
+/// Why: each variant copies the array; a `minItems: 10000` schema would otherwise build
+/// thousands of ten-thousand-item arrays.
+const MAX_VARIANT_ITEMS: u64 = 64;
 
 /// Deepest location the deterministic walkers descend to.
 const MAX_WALK_DEPTH: u32 = 8;
@@ -33,7 +50,9 @@ const MAX_WALK_DEPTH: u32 = 8;
 pub(crate) fn simplest(s: &Strat) -> Option<Value> {
     let mut runner = crate::seeded_runner(0);
     let mut tree = s.new_tree(&mut runner).ok()?;
-    for _ in 0..MAX_SIMPLIFY {
+    // Each step re-materialises the value: bound the total work, not just the steps.
+    let steps = (SIMPLIFY_WORK / json_nodes(&tree.current()).max(1)).clamp(1, MAX_SIMPLIFY);
+    for _ in 0..steps {
         if !tree.simplify() {
             break;
         }
@@ -42,8 +61,13 @@ pub(crate) fn simplest(s: &Strat) -> Option<Value> {
 }
 
 fn simplest_at(b: &mut Builder<'_>, conj: &Conj, depth: u32, all_optional: bool) -> Option<Value> {
-    let s = b.valid(conj, depth, Mode { all_optional }).ok()?;
-    simplest(&s)
+    let key = (conj.clone(), depth, all_optional);
+    if let Some(v) = b.simplest_cache.get(&key) {
+        return v.clone();
+    }
+    let v = b.valid(conj, depth, Mode { all_optional }).ok().and_then(|s| simplest(&s));
+    b.simplest_cache.insert(key, v.clone());
+    v
 }
 
 fn push_unique(out: &mut Vec<Value>, v: Value) {
@@ -184,6 +208,9 @@ fn arrays(b: &mut Builder<'_>, conj: &Conj, depth: u32, out: &mut Vec<Value>) {
         push_unique(out, all);
     }
     let Value::Array(items) = base else { return };
+    if shape.min_items > MAX_VARIANT_ITEMS {
+        return;
+    }
     let max = shape.max_items.unwrap_or(u64::MAX);
     let rest_at =
         shape.arr_nodes.iter().map(|&id| b.plan.node(id).prefix_items.len()).max().unwrap_or(0);

@@ -111,23 +111,22 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
             out.push(m(Mutation::NotMultipleOf, "multipleOf", value::float(candidate)));
         }
     }
-    if s.gen_types.has(Types::ARR) {
-        if let Some(&(c, cmin, cmax)) = s.contains.first() {
-            if cmin > 0 && s.min_items == 0 {
-                out.push(m(Mutation::MissingContains, "contains", json!([])));
+    if s.gen_types.has(Types::ARR)
+        && let Some(&(c, cmin, cmax)) = s.contains.first()
+    {
+        if cmin > 0 && s.min_items == 0 {
+            out.push(m(Mutation::MissingContains, "contains", json!([])));
+        }
+        let item =
+            b.valid(&crate::shape::Conj::of(c), 1, crate::build::Mode { all_optional: false }).ok();
+        if let Some(item) = item.as_ref().and_then(crate::deterministic::simplest) {
+            if cmin > 1 && cmin < 10_000 {
+                let few = vec![item.clone(); usize::try_from(cmin - 1).unwrap_or(0)];
+                out.push(m(Mutation::MissingContains, "minContains", Value::Array(few)));
             }
-            let item = b
-                .valid(&crate::shape::Conj::of(c), 1, crate::build::Mode { all_optional: false })
-                .ok();
-            if let Some(item) = item.as_ref().and_then(crate::deterministic::simplest) {
-                if cmin > 1 && cmin < 10_000 {
-                    let few = vec![item.clone(); usize::try_from(cmin - 1).unwrap_or(0)];
-                    out.push(m(Mutation::MissingContains, "minContains", Value::Array(few)));
-                }
-                if let Some(max) = cmax.filter(|&x| x < 1_000) {
-                    let many = vec![item; usize::try_from(max + 1).unwrap_or(0)];
-                    out.push(m(Mutation::TooManyContains, "maxContains", Value::Array(many)));
-                }
+            if let Some(max) = cmax.filter(|&x| x < 1_000) {
+                let many = vec![item; usize::try_from(max + 1).unwrap_or(0)];
+                out.push(m(Mutation::TooManyContains, "maxContains", Value::Array(many)));
             }
         }
     }

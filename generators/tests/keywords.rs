@@ -160,7 +160,7 @@ fn pattern_at_max_length() {
 #[test]
 fn unsupported_pattern_is_a_typed_error() {
     let g = compile(&json!({"type": "string", "pattern": "(a)\\1"}));
-    let e = g.valid_strategy().err().expect("backreferences cannot be generated");
+    let e = g.valid_strategy().expect_err("backreferences cannot be generated");
     assert!(matches!(e.kind, SchemaErrorKind::Unsupported(_)), "{e}");
 }
 
@@ -327,7 +327,7 @@ fn refs_defs_and_recursion() {
 #[test]
 fn required_cycles_are_unsatisfiable() {
     let s = json!({"$defs": {"a": {"type": "object", "properties": {"next": {"$ref": "#/$defs/a"}}, "required": ["next"]}}, "$ref": "#/$defs/a"});
-    let e = compile(&s).valid_strategy().err().expect("no finite value");
+    let e = compile(&s).valid_strategy().expect_err("no finite value");
     assert!(matches!(e.kind, SchemaErrorKind::Unsatisfiable(_)), "{e}");
 }
 
@@ -340,8 +340,7 @@ fn all_of_is_merged_not_filtered() {
     }
     let e = compile(&json!({"allOf": [{"type": "string"}, {"type": "number"}]}))
         .valid_strategy()
-        .err()
-        .expect("contradiction");
+        .expect_err("contradiction");
     assert!(matches!(e.kind, SchemaErrorKind::Unsatisfiable(_)), "{e}");
 }
 
@@ -371,7 +370,7 @@ fn any_of_one_of_not_and_conditionals() {
 
 #[test]
 fn boolean_schemas_and_accepts_everything() {
-    let e = compile(&json!(false)).valid_strategy().err().expect("false");
+    let e = compile(&json!(false)).valid_strategy().expect_err("false");
     assert!(matches!(e.kind, SchemaErrorKind::Unsatisfiable(_)));
     let g = compile(&json!(true));
     assert!(valids(&g, 50).iter().all(|v| g.is_valid(v)));
@@ -381,7 +380,7 @@ fn boolean_schemas_and_accepts_everything() {
         json!({"description": "anything"}),
         json!({"anyOf": [{}, {"type": "string"}]}),
     ] {
-        let e = compile(&s).invalid_strategy().err().expect("nothing is invalid");
+        let e = compile(&s).invalid_strategy().expect_err("nothing is invalid");
         assert!(matches!(e.kind, SchemaErrorKind::AcceptsEverything), "{s}: {e}");
     }
 }
