@@ -4,6 +4,7 @@
 //! and checks stdout, stderr and the exit code. Values are checked with the `jsonschema` crate
 //! (formats asserted), independently of the generators' own oracle.
 
+mod e2e;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod run;
 mod tools_list;

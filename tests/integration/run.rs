@@ -19,6 +19,11 @@ fn server(name: &str) -> PathBuf {
     // target/<profile>/deps/<test binary>
     let profile_dir = exe.parent().and_then(|d| d.parent()).expect("profile dir").to_path_buf();
     BUILD.call_once(|| {
+        // `cargo test --workspace` has built them already (the fixtures crate has tests of its
+        // own); building again with `-p` would re-resolve features and rebuild dependencies.
+        if profile_dir.join("fx-healthy").exists() && profile_dir.join("example-notes").exists() {
+            return;
+        }
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let mut cmd = std::process::Command::new(env!("CARGO"));
         cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures", "--bins"]);
@@ -46,6 +51,12 @@ fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
         panic!("report is not JSON ({e}); stderr:\n{}\nstdout:\n{}", run.stderr, run.stdout)
     });
     assert_no_leftovers(&path);
+    let schema: Value = serde_json::from_str(include_str!("../../docs/report.schema.json"))
+        .expect("report schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("report schema compiles");
+    let errors: Vec<String> =
+        validator.iter_errors(&report).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "the report breaks docs/report.schema.json: {errors:#?}");
     (run.code, report, run.stderr)
 }
 

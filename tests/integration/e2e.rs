@@ -1,0 +1,118 @@
+//! `mcp-fuzz run` against real servers from other SDKs, installed at pinned versions by
+//! `scripts/install-e2e.sh` (part of the README's test command): the TypeScript SDK's
+//! `@modelcontextprotocol/server-everything`, a TypeScript `McpServer` server and a Python
+//! FastMCP server, each with a correct tool, a tool whose handler throws on bad input, and a tool
+//! that validates. The installs are required: a missing one fails the test with the command to
+//! run, it is never skipped.
+
+use crate::util::{command, finish};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn require(path: &Path) {
+    assert!(
+        path.exists(),
+        "{} is missing: run `bash scripts/install-e2e.sh` first (the README's test command does)",
+        path.display()
+    );
+}
+
+fn fuzz(server: &[&str]) -> (i32, Value) {
+    fuzz_with(server, "20")
+}
+
+fn fuzz_with(server: &[&str], timeout: &str) -> (i32, Value) {
+    let mut args = vec!["--json", "--cases", "3", "--timeout", timeout, "--"];
+    args.extend_from_slice(server);
+    let run = finish(
+        command(&args).current_dir(env!("CARGO_MANIFEST_DIR")).spawn().expect("mcp-fuzz starts"),
+    );
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    (run.code, report)
+}
+
+fn findings<'a>(r: &'a Value, tool: &str) -> Vec<&'a Value> {
+    r["findings"].as_array().expect("findings").iter().filter(|f| f["tool"] == tool).collect()
+}
+
+fn tool<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name}: {r:#}"))
+}
+
+/// The shared expectations for the two SDK servers: `shout`'s exception is found, `checked`'s
+/// validation is graceful, `greet` is clean.
+fn check_sdk_server(r: &Value) {
+    let shout = findings(r, "shout");
+    assert!(shout.iter().any(|f| f["kind"] == "handler-exception"), "shout: {shout:#?}");
+    // `shout`'s schema accepts anything (`text` is untyped and optional), so `{}` is valid input
+    // on which the handler throws: found on valid cases, with the SDK's own text.
+    assert!(
+        shout.iter().any(|f| f["kind"] == "handler-exception" && f["severity"] == "failure"),
+        "{shout:#?}"
+    );
+    let checked = findings(r, "checked");
+    assert!(checked.iter().all(|f| f["severity"] != "failure"), "checked: {checked:#?}");
+    assert!(tool(r, "checked")["graceful"].as_u64().expect("graceful") > 0);
+    assert!(
+        findings(r, "greet").iter().all(|f| f["severity"] != "failure"),
+        "{:#?}",
+        findings(r, "greet")
+    );
+}
+
+#[test]
+fn typescript_sdk_mcpserver() {
+    let script = repo("fixtures/e2e/ts-server.mjs");
+    require(&repo("fixtures/e2e/node_modules/@modelcontextprotocol/sdk"));
+    let (code, r) = fuzz(&["node", script.to_str().expect("utf-8")]);
+    assert_eq!(code, 1, "the throwing tool is a finding: {r:#}");
+    check_sdk_server(&r);
+}
+
+#[test]
+fn python_sdk_fastmcp() {
+    let python = repo("target/e2e-venv/bin/python");
+    require(&python);
+    let script = repo("fixtures/e2e/py_server.py");
+    let (code, r) = fuzz(&[python.to_str().expect("utf-8"), script.to_str().expect("utf-8")]);
+    assert_eq!(code, 1, "the throwing tool is a finding: {r:#}");
+    check_sdk_server(&r);
+}
+
+#[test]
+fn server_everything() {
+    let entry =
+        repo("fixtures/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    require(&entry);
+    // Some of its tools wait for the client (sampling, elicitation): a short timeout keeps it quick.
+    let (_, r) = fuzz_with(&["node", entry.to_str().expect("utf-8"), "stdio"], "3");
+    assert_eq!(r["server"]["name"], "mcp-servers/everything", "{:#}", r["server"]);
+    let tools = r["tools"].as_array().expect("tools");
+    assert!(tools.len() >= 10, "{tools:#?}");
+    // Every tool not annotated read-only is skipped, with the reason.
+    for t in tools {
+        if t["status"] == "skipped" {
+            assert!(
+                t["reason"].as_str().expect("reason").contains("--include-destructive")
+                    || t["reason"].as_str().expect("reason").contains("--tool"),
+                "{t:#}"
+            );
+        }
+    }
+    assert_eq!(tool(&r, "echo")["status"], "tested");
+    assert!(
+        r["findings"].as_array().expect("findings").iter().all(|f| f["kind"] != "exited"),
+        "{:#}",
+        r["findings"]
+    );
+}
