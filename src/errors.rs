@@ -104,6 +104,10 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
 
+    /// Ctrl-C: the run was stopped and the server's process group killed.
+    #[error("interrupted: the run was stopped and the server killed; no report was written")]
+    Interrupted,
+
     /// The server could not be started or initialised.
     #[error("the server could not be started: {0}")]
     ServerStart(String),
@@ -134,6 +138,7 @@ impl CliError {
             | Self::MissingSchema { .. }
             | Self::Usage(_) => exit_code::USAGE,
             Self::ServerStart(_) => exit_code::SERVER_START,
+            Self::Interrupted => exit_code::INTERRUPTED,
             Self::NoTools { .. } | Self::UnknownTool { .. } => exit_code::NO_TOOLS,
             Self::CannotGenerate { .. } => exit_code::UNSATISFIABLE_SCHEMA,
         }

@@ -8,6 +8,7 @@
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
+//! |  130 | `INTERRUPTED`          | Ctrl-C: the run stopped and the server's process group was killed.  |
 //!
 //! A number is never reused for another meaning: new outcomes get new numbers.
 //! See: <https://github.com/nextest-rs/nextest/blob/main/nextest-metadata/src/exit_codes.rs>.
@@ -30,13 +31,17 @@ pub const NO_TOOLS: u8 = 4;
 /// `gen`: the schema cannot be honoured (unsatisfiable, unsupported construct, malformed schema).
 pub const UNSATISFIABLE_SCHEMA: u8 = 5;
 
+/// Interrupted by Ctrl-C (the shell convention: 128 + SIGINT).
+pub const INTERRUPTED: u8 = 130;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn codes_are_distinct() {
-        let codes = [SUCCESS, FINDINGS, USAGE, SERVER_START, NO_TOOLS, UNSATISFIABLE_SCHEMA];
+        let codes =
+            [SUCCESS, FINDINGS, USAGE, SERVER_START, NO_TOOLS, UNSATISFIABLE_SCHEMA, INTERRUPTED];
         for (i, a) in codes.iter().enumerate() {
             for b in &codes[i + 1..] {
                 assert_ne!(a, b);

@@ -87,7 +87,18 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         skip_tools: args.skip_tools.clone(),
         max_pages: 100,
     };
-    let report = match runtime()?.block_on(run(&cfg, |_| {})) {
+    // Ctrl-C: the server lives in its own process group and does not get the terminal's SIGINT;
+    // dropping the run drops its connection, which kills that group.
+    let outcome = runtime()?.block_on(async {
+        tokio::select! {
+            r = run(&cfg, |_| {}) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let Some(outcome) = outcome else {
+        return Err(CliError::Interrupted.into());
+    };
+    let report = match outcome {
         Ok(r) => r,
         Err(RunError::Connect(e)) => {
             let tail = e.stderr_tail();

@@ -218,6 +218,10 @@ pub fn seeded_runner(seed: u64) -> TestRunner {
         cases: 256,
         max_local_rejects: 10_000,
         max_global_rejects: 10_000,
+        // Pinned so that `PROPTEST_*` variables cannot change what a seed draws.
+        max_flat_map_regens: 1_000_000,
+        max_shrink_iters: 0,
+        max_default_size_range: 100,
         ..Config::with_cases(256)
     };
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))

@@ -269,3 +269,37 @@ fn same_seed_same_report() {
     let (_, b, _) = run_json("fx-combo", &["--seed", "7"]);
     assert_eq!(strip(a), strip(b));
 }
+
+#[test]
+fn a_50_mb_response_is_oversize_and_survived() {
+    let (code, r, _) = run_json(
+        "fx-huge-response",
+        &["--cases", "1", "--max-response-bytes", "1000000", "--timeout", "30"],
+    );
+    assert_eq!(code, FINDINGS);
+    let f = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "oversize")
+        .expect("an oversize finding");
+    assert!(f["outcome"]["bytes"].as_u64().expect("bytes") > 50_000_000);
+    assert_eq!(r["restarts"], 0, "a dropped line does not need a restart");
+}
+
+#[test]
+fn ctrl_c_kills_the_server_group_and_exits_130() {
+    let path = server("fx-hang");
+    let child =
+        command(["--timeout", "60", "--", path.to_str().expect("utf-8")]).spawn().expect("starts");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let run = finish(child);
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    assert_no_leftovers(&path);
+}
