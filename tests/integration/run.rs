@@ -303,3 +303,13 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
     assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
     assert_no_leftovers(&path);
 }
+
+#[test]
+fn a_server_that_dies_every_40_calls_is_restarted_and_the_run_finishes() {
+    let (code, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
+    assert_eq!(code, FINDINGS);
+    assert!(r["calls"].as_u64().expect("calls") > 40, "the run went past the crash");
+    assert!(r["restarts"].as_u64().expect("restarts") >= 1);
+    assert!(kinds(&r).contains(&"exited".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(tool(&r, "count")["status"], "tested");
+}
