@@ -267,44 +267,27 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let mut state = ToolRun { cfg, conn: Some(first), restarts: 0, calls: 0 };
     let mut findings: Vec<Finding> = Vec::new();
     for ListingProblem { index, name, reason } in &listing.problems {
-        findings.push(Finding {
-            tool: name.clone(),
-            kind: "malformed-tool".into(),
-            severity: "warning",
-            case: None,
-            arguments: None,
-            outcome: None,
-            message: format!(
-                "tools/list item {index} is not a usable tool and was skipped: {reason}"
-            ),
-        });
+        findings.push(general(
+            name.clone(),
+            "malformed-tool",
+            "warning",
+            format!("tools/list item {index} is not a usable tool and was skipped: {reason}"),
+        ));
     }
     if let Some(t) = &listing.truncated {
-        findings.push(Finding {
-            tool: None,
-            kind: "tools-list-truncated".into(),
-            severity: "warning",
-            case: None,
-            arguments: None,
-            outcome: None,
-            message: t.clone(),
-        });
+        findings.push(general(None, "tools-list-truncated", "warning", t.clone()));
     }
     let mut tools_report = Vec::new();
     let mut prog = Progress { done: 0, planned: 0 };
     let mut seen_names: Vec<&str> = Vec::new();
     for tool in &listing.tools {
         if seen_names.contains(&tool.name.as_str()) {
-            findings.push(Finding {
-                tool: Some(tool.name.clone()),
-                kind: "duplicate-tool".into(),
-                severity: "warning",
-                case: None,
-                arguments: None,
-                outcome: None,
-                message: "tools/list lists this name more than once; only the first is called"
-                    .into(),
-            });
+            findings.push(general(
+                Some(tool.name.clone()),
+                "duplicate-tool",
+                "warning",
+                "tools/list lists this name more than once; only the first is called".into(),
+            ));
             continue;
         }
         seen_names.push(&tool.name);
@@ -390,15 +373,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 tr.reason = Some(format!(
                     "the server died or hung {tool_restarts} times on this tool: stopped calling it"
                 ));
-                tool_findings.push(Finding {
-                    tool: Some(tool.name.clone()),
-                    kind: "gave-up".into(),
-                    severity: "failure",
-                    case: None,
-                    arguments: None,
-                    outcome: None,
-                    message: format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run"),
-                });
+                tool_findings.push(general(Some(tool.name.clone()), "gave-up", "failure", format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run")));
                 break;
             }
         }
@@ -641,16 +616,26 @@ fn push_once(list: &mut Vec<Finding>, f: Finding) {
     }
 }
 
-fn schema_finding(tool: &str, msg: &str) -> Finding {
+/// A finding about a tool or the server as a whole, not about one case.
+fn general(tool: Option<String>, kind: &str, severity: &'static str, message: String) -> Finding {
     Finding {
-        tool: Some(tool.to_owned()),
-        kind: "schema-error".into(),
-        severity: "warning",
+        tool,
+        kind: kind.to_owned(),
+        severity,
         case: None,
         arguments: None,
         outcome: None,
-        message: format!("the tool's inputSchema cannot be fuzzed: {msg}"),
+        message,
     }
+}
+
+fn schema_finding(tool: &str, msg: &str) -> Finding {
+    general(
+        Some(tool.to_owned()),
+        "schema-error",
+        "warning",
+        format!("the tool's inputSchema cannot be fuzzed: {msg}"),
+    )
 }
 
 #[cfg(test)]
