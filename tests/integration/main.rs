@@ -6,6 +6,7 @@
 
 mod e2e;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod http;
 mod run;
 mod tools_list;
 mod util;

@@ -13,7 +13,7 @@ const SERVER_START: i32 = 3;
 const SUCCESS: i32 = 0;
 
 /// Builds the fixture servers once (same profile as this test) and returns the path of one.
-fn server(name: &str) -> PathBuf {
+pub(crate) fn server(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     let exe = std::env::current_exe().expect("test binary path");
     // target/<profile>/deps/<test binary>
@@ -21,7 +21,7 @@ fn server(name: &str) -> PathBuf {
     BUILD.call_once(|| {
         // `cargo test --workspace` has built them already (the fixtures crate has tests of its
         // own); building again with `-p` would re-resolve features and rebuild dependencies.
-        if profile_dir.join("fx-healthy").exists() && profile_dir.join("example-notes").exists() {
+        if ["fx-healthy", "fx-http", "example-notes"].iter().all(|b| profile_dir.join(b).exists()) {
             return;
         }
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
