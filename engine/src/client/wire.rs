@@ -34,6 +34,9 @@ impl WireState {
 /// Junk text kept per line for reports.
 const JUNK_EXCERPT: usize = 200;
 
+/// Bytes read from the server per read call.
+const READ_CHUNK: usize = 64 * 1024;
+
 pub(crate) struct WireReader<R> {
     inner: R,
     line: Vec<u8>,
@@ -43,6 +46,8 @@ pub(crate) struct WireReader<R> {
     max_line: usize,
     state: std::sync::Arc<WireState>,
     eof: bool,
+    /// Read buffer, allocated once: a fresh 64 KiB buffer per read costs more than the read.
+    buf: Vec<u8>,
 }
 
 impl<R> WireReader<R> {
@@ -56,6 +61,7 @@ impl<R> WireReader<R> {
             max_line,
             state,
             eof: false,
+            buf: vec![0; READ_CHUNK],
         }
     }
 
@@ -140,23 +146,28 @@ impl<R: AsyncRead + Unpin> AsyncRead for WireReader<R> {
             if this.eof {
                 return Poll::Ready(Ok(()));
             }
-            let mut tmp = [0_u8; 64 * 1024];
-            let mut rb = ReadBuf::new(&mut tmp);
-            match Pin::new(&mut this.inner).poll_read(cx, &mut rb) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Ready(Ok(())) => {
-                    let filled = rb.filled();
-                    if filled.is_empty() {
-                        this.eof = true;
-                        if this.discarding.is_none() {
-                            this.finish_line();
-                        }
-                    } else {
-                        let data = filled.to_vec();
-                        this.take(&data);
+            let mut chunk = std::mem::take(&mut this.buf);
+            let mut rb = ReadBuf::new(&mut chunk);
+            let polled = Pin::new(&mut this.inner).poll_read(cx, &mut rb);
+            let n = rb.filled().len();
+            let result = match polled {
+                Poll::Pending => Some(Poll::Pending),
+                Poll::Ready(Err(e)) => Some(Poll::Ready(Err(e))),
+                Poll::Ready(Ok(())) if n == 0 => {
+                    this.eof = true;
+                    if this.discarding.is_none() {
+                        this.finish_line();
                     }
+                    None
                 }
+                Poll::Ready(Ok(())) => {
+                    this.take(&chunk[..n]);
+                    None
+                }
+            };
+            this.buf = chunk;
+            if let Some(r) = result {
+                return r;
             }
         }
     }
