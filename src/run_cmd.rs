@@ -104,7 +104,12 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
             let tail = e.stderr_tail();
             let mut msg = format!("{e}");
             if tail.is_empty() {
-                msg.push_str("; check the command and that it speaks MCP over stdio");
+                msg.push_str(match cfg.target {
+                    Target::Stdio { .. } => "; check the command and that it speaks MCP over stdio",
+                    Target::Http { .. } => {
+                        "; check the URL, that the server is up, and the --header values it needs"
+                    }
+                });
             } else {
                 let _ = write!(msg, "; the server's last stderr lines:\n  {}", tail.join("\n  "));
             }

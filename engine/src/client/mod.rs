@@ -479,8 +479,8 @@ impl Connection {
             self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take())
         {
             return match serde_json::from_slice::<Value>(&raw) {
-                Ok(v) => match v.get("result") {
-                    Some(r) => Reply::Result(r.clone()),
+                Ok(mut v) => match v.get_mut("result").map(Value::take) {
+                    Some(r) => Reply::Result(r),
                     None => Reply::Protocol(format!("response without `result`: {}", excerpt(&v))),
                 },
                 Err(e) => Reply::Protocol(format!("response is not JSON: {e}")),
