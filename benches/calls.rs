@@ -2,6 +2,7 @@
 //! same server, in the same run.
 //!
 //! `calls/bare-rmcp`: rmcp's `call_tool` over its child-process transport, nothing else.
+//! `calls/bare-rmcp-timeout`: the same with a per-request timeout (as any tester needs).
 //! `calls/mcp-fuzz`: the engine's `Connection::call_tool` (stdout tee, exit watcher, raw reply)
 //! plus classification. The ratio of their throughputs is the number that matters: the target is
 //! mcp-fuzz >= 90% of the bare loop.
@@ -47,6 +48,26 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(bare.call_tool(CallToolRequestParams::new("echo").with_arguments(args())))
                 .expect("call")
+        });
+    });
+    // The same loop with a per-request timeout, which any tester needs (a hung server must not
+    // hang the run): the fair floor for mcp-fuzz.
+    g.bench_function("bare-rmcp-timeout", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let req =
+                    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                        CallToolRequestParams::new("echo").with_arguments(args()),
+                    ));
+                let handle = bare
+                    .send_request_with_option(
+                        req,
+                        rmcp::service::PeerRequestOptions::with_timeout(Duration::from_secs(10)),
+                    )
+                    .await
+                    .expect("sent");
+                handle.await_response().await.expect("answered")
+            })
         });
     });
     drop(bare);
