@@ -175,21 +175,7 @@ impl<'p> Builder<'p> {
             if !shape.gen_types.has(bit) {
                 continue;
             }
-            let r = match bit {
-                Types::NULL => Ok(Just(Value::Null).boxed()),
-                Types::BOOL => Ok(any::<bool>().prop_map(Value::Bool).boxed()),
-                Types::INT => {
-                    if shape.gen_types.has(Types::FRAC) {
-                        number(&shape)
-                    } else {
-                        integer(&shape)
-                    }
-                }
-                Types::STR => self.string(&shape),
-                Types::ARR => self.array(conj, &shape, depth, mode),
-                Types::OBJ => self.object(conj, &shape, depth, mode),
-                _ => unreachable!("TYPE_ORDER holds single type bits"),
-            };
+            let r = self.of_type(bit, shape.gen_types.has(Types::FRAC), conj, &shape, depth, mode);
             match r {
                 Ok(s) => alts.push(s),
                 Err(e) => errors.push(e),
@@ -209,18 +195,12 @@ impl<'p> Builder<'p> {
             // The keywords suggested a type that cannot be met (`contains: false`): values of the
             // other types satisfy the schema trivially.
             for bit in TYPE_ORDER {
-                if shape.types.has(bit) && !shape.gen_types.has(bit) {
-                    let r = match bit {
-                        Types::NULL => Ok(Just(Value::Null).boxed()),
-                        Types::BOOL => Ok(any::<bool>().prop_map(Value::Bool).boxed()),
-                        Types::INT => number(&shape),
-                        Types::STR => self.string(&shape),
-                        Types::ARR => self.array(conj, &shape, depth, mode),
-                        _ => self.object(conj, &shape, depth, mode),
-                    };
-                    if let Ok(s) = r {
-                        alts.push(s);
-                    }
+                if shape.types.has(bit)
+                    && !shape.gen_types.has(bit)
+                    && let Ok(s) =
+                        self.of_type(bit, shape.types.has(Types::FRAC), conj, &shape, depth, mode)
+                {
+                    alts.push(s);
                 }
             }
         }
@@ -237,6 +217,29 @@ impl<'p> Builder<'p> {
             let excluded = shape.excluded.clone();
             Ok(s.prop_filter("excluded by `not`", move |v| !excluded.iter().any(|x| json_eq(x, v)))
                 .boxed())
+        }
+    }
+
+    /// Values of one JSON type (`bit`, a single bit of [`TYPE_ORDER`]); integers include
+    /// fractional numbers when `fractions`.
+    fn of_type(
+        &mut self,
+        bit: u8,
+        fractions: bool,
+        conj: &Conj,
+        shape: &Shape,
+        depth: u32,
+        mode: Mode,
+    ) -> Result<Strat, SchemaError> {
+        match bit {
+            Types::NULL => Ok(Just(Value::Null).boxed()),
+            Types::BOOL => Ok(any::<bool>().prop_map(Value::Bool).boxed()),
+            Types::INT if fractions => number(shape),
+            Types::INT => integer(shape),
+            Types::STR => self.string(shape),
+            Types::ARR => self.array(conj, shape, depth, mode),
+            Types::OBJ => self.object(conj, shape, depth, mode),
+            _ => unreachable!("TYPE_ORDER holds single type bits"),
         }
     }
 
