@@ -226,7 +226,7 @@ impl<'p> Builder<'p> {
         &mut self,
         bit: u8,
         fractions: bool,
-        conj: &Conj,
+        _conj: &Conj,
         shape: &Shape,
         depth: u32,
         mode: Mode,
@@ -237,8 +237,8 @@ impl<'p> Builder<'p> {
             Types::INT if fractions => number(shape),
             Types::INT => integer(shape),
             Types::STR => self.string(shape),
-            Types::ARR => self.array(conj, shape, depth, mode),
-            Types::OBJ => self.object(conj, shape, depth, mode),
+            Types::ARR => self.array(shape, depth, mode),
+            Types::OBJ => self.object(shape, depth, mode),
             _ => unreachable!("TYPE_ORDER holds single type bits"),
         }
     }
@@ -331,14 +331,7 @@ impl<'p> Builder<'p> {
         shape.arr_nodes.iter().map(|&id| self.plan.node(id).prefix_items.len()).max().unwrap_or(0)
     }
 
-    fn array(
-        &mut self,
-        conj: &Conj,
-        shape: &Shape,
-        depth: u32,
-        mode: Mode,
-    ) -> Result<Strat, SchemaError> {
-        let _ = conj;
+    fn array(&mut self, shape: &Shape, depth: u32, mode: Mode) -> Result<Strat, SchemaError> {
         let min = shape.min_items;
         too_large(min, "minItems", &shape.ptr)?;
         for &(_, cmin, _) in &shape.contains {
@@ -389,24 +382,21 @@ impl<'p> Builder<'p> {
         // Items that must satisfy `contains`, placed first after the prefix.
         let mut contains = Vec::new();
         let mut contains_n = 0;
-        if let (Some(&(c, cmin, _)), Some(rc)) = (shape.contains.first(), rest_conj.as_ref()) {
-            if cmin > 0 {
-                if cmin > rest_room {
-                    return Err(unsat(
-                        format!("minContains {cmin} exceeds the room for items"),
-                        &shape.ptr,
-                    ));
-                }
-                let s = self.valid(&rc.with_nodes(&[c]), depth + 1, mode)?;
-                contains_n = cmin;
-                contains = vec![s; usize::try_from(cmin).unwrap_or(0)];
-            }
-        } else if let Some(&(_, cmin, _)) = shape.contains.first()
+        if let (Some(&(c, cmin, _)), Some(rc)) = (shape.contains.first(), rest_conj.as_ref())
             && cmin > 0
-            && rest_conj.is_none()
         {
-            // Prefix-only arrays: the oracle decides whether a prefix item satisfies `contains`.
+            if cmin > rest_room {
+                return Err(unsat(
+                    format!("minContains {cmin} exceeds the room for items"),
+                    &shape.ptr,
+                ));
+            }
+            let s = self.valid(&rc.with_nodes(&[c]), depth + 1, mode)?;
+            contains_n = cmin;
+            contains = vec![s; usize::try_from(cmin).unwrap_or(0)];
         }
+        // Prefix-only arrays get no forced `contains` items: the oracle decides whether a prefix
+        // item satisfies `contains`.
         let rest_lo = need_rest.saturating_sub(contains_n);
         let rest_hi = rest_hi.saturating_sub(contains_n).max(rest_lo);
         let rest: Strat = match &rest_conj {
@@ -517,9 +507,7 @@ impl<'p> Builder<'p> {
                 nodes.push(a);
             }
         }
-        for (k, s) in &shape.dep_schemas {
-            let _ = (k, s);
-        }
+
         let conj = Conj { nodes, ..Conj::default() }.with_nodes(&[]);
         if conj.nodes.iter().any(|&n| self.plan.node(n).boolean == Some(false)) {
             None
@@ -571,13 +559,7 @@ impl<'p> Builder<'p> {
         clippy::too_many_lines,
         reason = "object generation is one recipe; splitting it scatters its invariants"
     )]
-    fn object(
-        &mut self,
-        _conj: &Conj,
-        shape: &Shape,
-        depth: u32,
-        mode: Mode,
-    ) -> Result<Strat, SchemaError> {
+    fn object(&mut self, shape: &Shape, depth: u32, mode: Mode) -> Result<Strat, SchemaError> {
         if let Some(max) = shape.max_props
             && max < shape.min_props
         {
@@ -640,7 +622,7 @@ impl<'p> Builder<'p> {
                 entries.push((name.clone(), proptest::option::weighted(0.5, s).boxed()));
             }
         }
-        let _ = required_count;
+
         // Extra properties: for maps (`additionalProperties: {schema}`), pattern properties, and
         // open objects that declare nothing.
         let mut extras: Vec<BoxedStrategy<Vec<(String, Value)>>> = Vec::new();
@@ -703,7 +685,7 @@ impl<'p> Builder<'p> {
             Arc::new(entries.iter().map(|(n, _)| n.clone()).collect());
         let values: Vec<BoxedStrategy<Option<Value>>> =
             entries.into_iter().map(|(_, s)| s).collect();
-        let deps = Arc::new(shape.dep_required.clone());
+
         let forbidden = Arc::new(shape.forbidden.clone());
         let s = (values, extras).prop_map(move |(values, extras)| {
             let mut map = Map::new();
@@ -717,7 +699,7 @@ impl<'p> Builder<'p> {
                     map.entry(k).or_insert(v);
                 }
             }
-            let _ = &deps;
+
             Value::Object(map)
         });
         let min = shape.min_props;
