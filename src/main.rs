@@ -7,6 +7,7 @@
 mod cli;
 mod errors;
 mod exit_code;
+mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod run_cmd;
 mod tools_list;
