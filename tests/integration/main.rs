@@ -5,6 +5,7 @@
 //! (formats asserted), independently of the generators' own oracle.
 
 mod e2e;
+mod expected;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod http;
 mod run;

@@ -37,7 +37,7 @@ pub(crate) fn server(name: &str) -> PathBuf {
 }
 
 /// Runs `mcp-fuzz --json ARGS -- <fixture>` and parses the report.
-fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
     let path = server(fixture);
     let mut all: Vec<String> = vec!["--json".into()];
     if !args.contains(&"--cases") {
@@ -205,6 +205,33 @@ fn listing_pages_cursor_loops_and_malformed_tools() {
     let (_, r, _) = run_json("fx-malformed-tool", &[]);
     assert_eq!(kinds(&r).iter().filter(|k| *k == "malformed-tool").count(), 2, "{:?}", kinds(&r));
     assert_eq!(tool(&r, "good")["status"], "tested");
+}
+
+#[test]
+fn a_listing_with_ever_new_cursors_stops_at_100_pages() {
+    let (_, r, _) = run_json("fx-cursor-loop", &["--env", "FX_FRESH_CURSORS=1", "--cases", "0"]);
+    let tools = r["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 100, "one tool per page, 100 pages");
+    assert_eq!(tools[99]["name"], "looped_99");
+    let truncated: Vec<&Value> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "tools-list-truncated")
+        .collect();
+    assert_eq!(truncated.len(), 1, "{r:#}");
+    assert!(truncated[0]["message"].as_str().expect("message").contains("100"), "{r:#}");
+}
+
+#[test]
+fn slow_answers_within_the_timeout_are_fine_and_late_ones_time_out_without_a_restart() {
+    // `slow` sleeps 1.5 s by default and up to 5 s; it keeps answering ping meanwhile.
+    let (code, r, _) = run_json("fx-slow", &["--timeout", "1", "--cases", "0"]);
+    assert_eq!(code, FINDINGS, "{r:#}");
+    assert!(kinds(&r).contains(&"timeout".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(r["restarts"], 0, "a slow server answers ping: no restart");
+    let counts = &tool(&r, "slow")["outcomes"];
+    assert!(counts["ok"].as_u64().unwrap_or(0) >= 1, "short sleeps still answer: {counts}");
 }
 
 #[test]

@@ -1,0 +1,144 @@
+//! `fixtures/expected.toml` read as a strict baseline: every fixture server is fuzzed with the
+//! arguments the file names, and the finding kinds must be exactly the expected ones - a missing
+//! finding fails, and so does an unexpected one - as must the list of tools called and the exit
+//! status of crashes. Every `fx-*` binary must have an entry, so a new fixture cannot go
+//! undocumented.
+
+use crate::run::{run_json, server};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct Entry {
+    expect: Vec<String>,
+    tools: Vec<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    exit_status: Option<i64>,
+    exit_code: Option<i32>,
+    /// Per-tool expectations (`[fx-combo.search]`) and the prose keys (`trigger`, `notes`...).
+    #[serde(flatten)]
+    rest: BTreeMap<String, toml::Value>,
+}
+
+fn baseline() -> BTreeMap<String, Entry> {
+    toml::from_str(include_str!("../../fixtures/expected.toml"))
+        .unwrap_or_else(|e| panic!("fixtures/expected.toml does not parse: {e}"))
+}
+
+/// Kinds of the findings about `tool` (or about anything, with `None`).
+fn kinds(report: &Value, tool: Option<&str>) -> BTreeSet<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| tool.is_none_or(|t| f["tool"] == t))
+        .map(|f| f["kind"].as_str().expect("kind").to_owned())
+        .collect()
+}
+
+/// What is wrong with one fixture's run, as readable lines (empty: it matched).
+fn check(name: &str, entry: &Entry) -> Vec<String> {
+    let args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
+    let mut problems = Vec::new();
+    if let Some(code) = entry.exit_code {
+        let path = server(name);
+        let mut all: Vec<String> = entry.args.clone();
+        all.extend(["--".to_owned(), path.display().to_string()]);
+        let run = crate::util::finish(crate::util::command(&all).spawn().expect("starts"));
+        if run.code != code {
+            problems.push(format!("exit code {} instead of {code}: {}", run.code, run.stderr));
+        }
+        return problems;
+    }
+    let (_, report, stderr) = run_json(name, &args);
+    let want: BTreeSet<String> = entry.expect.iter().cloned().collect();
+    let got = kinds(&report, None);
+    if got != want {
+        problems.push(format!(
+            "finding kinds {got:?}, expected {want:?}\n  missing: {:?}\n  unexpected: {:?}\n  stderr: {}",
+            want.difference(&got).collect::<Vec<_>>(),
+            got.difference(&want).collect::<Vec<_>>(),
+            stderr.lines().last().unwrap_or("")
+        ));
+    }
+    let called: Vec<&str> = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter(|t| t["status"] != "skipped")
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    if called != entry.tools {
+        problems.push(format!("tools called {called:?}, expected {:?}", entry.tools));
+    }
+    if let Some(status) = entry.exit_status {
+        let exits: Vec<&Value> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["kind"] == "exited")
+            .map(|f| &f["outcome"]["exit"]["code"])
+            .collect();
+        if exits.is_empty() || exits.iter().any(|c| c.as_i64() != Some(status)) {
+            problems.push(format!("exit statuses {exits:?}, expected all {status}"));
+        }
+    }
+    for (tool, sub) in &entry.rest {
+        let Some(table) = sub.as_table() else { continue };
+        let want: BTreeSet<String> = table
+            .get("expect")
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.as_str().map(str::to_owned))
+            .collect();
+        let got = kinds(&report, Some(tool));
+        if got != want {
+            problems.push(format!("tool {tool}: finding kinds {got:?}, expected {want:?}"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_fixture_reports_exactly_what_expected_toml_says() {
+    let entries = baseline();
+    let bins: BTreeSet<String> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/servers/src/bin"))
+            .expect("fixture bins")
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .filter(|n| n.starts_with("fx-") && n != "fx-http")
+            .collect();
+    let documented: BTreeSet<String> = entries.keys().cloned().collect();
+    assert_eq!(
+        bins.difference(&documented).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "fixture servers without an entry in fixtures/expected.toml"
+    );
+    // Fixture runs mostly wait on the server: four at a time, from a shared queue.
+    let names: Vec<&String> = entries.keys().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut failures: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut found = Vec::new();
+                    while let Some(name) =
+                        names.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let problems = check(name, &entries[*name]);
+                        found.extend(problems.into_iter().map(|p| format!("[{name}] {p}")));
+                    }
+                    found
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("fixture check panicked")).collect()
+    });
+    failures.sort();
+    assert!(failures.is_empty(), "fixtures/expected.toml does not hold:\n{}", failures.join("\n"));
+}
