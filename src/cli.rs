@@ -17,8 +17,7 @@ pub struct Cli {
 
 /// The subcommands.
 ///
-/// Planned: `run` (fuzz a live server), `diff` (compare two versions of a server), `clients`
-/// (client rendering checks).
+/// Planned: `clients` (client rendering checks).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Generate values for a JSON Schema, or for a tool's schema in a saved tools/list answer.
@@ -39,6 +38,116 @@ pub enum Command {
     /// Call one tool once with the given arguments and print how the call was judged: the replay
     /// line of a finding.
     Call(CallArgs),
+
+    /// Capture a server's complete tools/list as a normalized snapshot (sorted keys, tools sorted
+    /// by name), or normalize a saved capture with --normalize FILE.
+    ///
+    /// Example: mcp-fuzz snapshot --output tools.snapshot.json -- node server.js
+    Snapshot(SnapshotArgs),
+
+    /// Compare two snapshots (or captures): may clients of OLD break against NEW?
+    ///
+    /// Inputs: every argument the old inputSchema accepted must still be accepted. Outputs: every
+    /// structuredContent the new outputSchema allows must fit the old one. Each tool and
+    /// direction is compatible (proved), breaking (a shrunk witness), review or unknown.
+    /// Exit 0 when the --fail-on policy passes, 1 when it fails, 2 for bad input.
+    Diff(DiffArgs),
+}
+
+/// Arguments of `mcp-fuzz snapshot`.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Normalize a saved capture (a snapshot, {"tools": [...]}, a JSON-RPC response, an array of
+    /// tools...) instead of asking a server; `-` reads standard input.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["command", "http"], help_heading = "Input")]
+    pub normalize: Option<PathBuf>,
+
+    /// Write the snapshot to FILE (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `mcp-fuzz diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The old snapshot or capture.
+    #[arg(value_name = "OLD", required_unless_present = "list_rules")]
+    pub old: Option<PathBuf>,
+
+    /// The new snapshot or capture.
+    #[arg(value_name = "NEW", required_unless_present = "list_rules")]
+    pub new: Option<PathBuf>,
+
+    /// Verdicts that fail the diff (exit 1), comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "VERDICTS", default_value = "breaking,unknown", help_heading = "Policy")]
+    pub fail_on: Vec<FailOn>,
+
+    /// How a break that needs a property the old schema never declared counts: as review (the
+    /// default) or as breaking (strict).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = OpenContentMode::Review, help_heading = "Policy")]
+    pub open_content: OpenContentMode,
+
+    /// Candidate values tried per tool and direction when no proof is found.
+    #[arg(long, value_name = "N", default_value_t = 300, help_heading = "Search")]
+    pub max_candidates: usize,
+
+    /// Seconds for the whole diff; what is left undecided when it runs out is unknown.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, help_heading = "Search")]
+    pub time_budget: f64,
+
+    /// Seed of the random candidates: the same seed gives the same witnesses.
+    #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Search")]
+    pub seed: u64,
+
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = DiffFormat::Human, help_heading = "Output")]
+    pub format: DiffFormat,
+
+    /// Also write the report, in --format, to FILE (atomically).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    /// Print the catalogue of change ids with their levels and exit.
+    #[arg(long, conflicts_with_all = ["old", "new"])]
+    pub list_rules: bool,
+}
+
+/// A verdict that can fail `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// A witness shows old clients break (or a tool was removed).
+    Breaking,
+    /// Neither proved nor shown broken.
+    Unknown,
+    /// Behaviour, documentation or open-content changes.
+    Review,
+}
+
+/// How open-content witnesses count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OpenContentMode {
+    /// As review.
+    Review,
+    /// As breaking.
+    Strict,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// A summary for people.
+    Human,
+    /// One JSON document (`diffVersion` 1, docs/diff.schema.json).
+    Json,
+    /// A Markdown table, e.g. for a pull-request comment.
+    Markdown,
+    /// JUnit XML: one test case per tool and direction.
+    Junit,
+    /// SARIF 2.1.0: one result per entry that is not compatible.
+    Sarif,
 }
 
 /// How to reach the server (shared by `run` and `call`).
@@ -226,6 +335,23 @@ mod tests {
         assert_eq!(args.fail_under, Some(90.0));
         assert_eq!(args.target.command, ["node", "server.js", "--flag"]);
         assert_eq!(args.cases, 10);
+    }
+
+    #[test]
+    fn diff_defaults_and_list_rules() {
+        let cli = Cli::try_parse_from(["mcp-fuzz", "diff", "a.json", "b.json"]).expect("parses");
+        let Command::Diff(args) = cli.command else { panic!("diff parses as diff") };
+        assert_eq!(args.fail_on, [FailOn::Breaking, FailOn::Unknown]);
+        assert_eq!(args.format, DiffFormat::Human);
+        assert!(Cli::try_parse_from(["mcp-fuzz", "diff", "a.json"]).is_err());
+        assert!(Cli::try_parse_from(["mcp-fuzz", "diff", "--list-rules"]).is_ok());
+        let cli = Cli::try_parse_from(["mcp-fuzz", "diff", "a", "b", "--fail-on", "review"])
+            .expect("parses");
+        let Command::Diff(args) = cli.command else { panic!("diff parses as diff") };
+        assert_eq!(args.fail_on, [FailOn::Review]);
+        assert!(
+            Cli::try_parse_from(["mcp-fuzz", "snapshot", "--normalize", "x", "--", "node"]).is_err()
+        );
     }
 
     #[test]

@@ -241,7 +241,7 @@ impl fmt::Display for ToolNames<'_> {
 }
 
 /// How messages name an input path.
-fn origin(path: &Path) -> String {
+pub(crate) fn origin(path: &Path) -> String {
     if is_stdin(path) { "standard input".to_owned() } else { format!("`{}`", path.display()) }
 }
 
@@ -249,7 +249,7 @@ fn is_stdin(path: &Path) -> bool {
     path == Path::new("-")
 }
 
-fn read(path: &Path, origin: &str) -> Result<String, CliError> {
+pub(crate) fn read(path: &Path, origin: &str) -> Result<String, CliError> {
     let text = if is_stdin(path) {
         io::read_to_string(io::stdin().lock())
     } else {
@@ -289,7 +289,12 @@ mod tests {
     use serde_json::json;
 
     fn tool(name: &str) -> Tool {
-        Tool { name: name.to_owned(), input_schema: Some(json!({})), output_schema: None }
+        Tool {
+            name: name.to_owned(),
+            input_schema: Some(json!({})),
+            output_schema: None,
+            raw: json!({"name": name}),
+        }
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //! stdout pipe (`mcp-fuzz gen ... | head`) ends the run quietly with success.
 
 mod cli;
+mod diff_cmd;
 mod errors;
 mod exit_code;
 mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod run_cmd;
+mod snapshot_cmd;
 mod tools_list;
 
 use clap::Parser as _;
@@ -41,12 +43,15 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Gen(args) => r#gen::run(args).map(|()| exit_code::SUCCESS),
         cli::Command::Run(args) => run_cmd::run_command(args),
         cli::Command::Call(args) => run_cmd::call_command(args),
+        cli::Command::Snapshot(args) => snapshot_cmd::run(args).map(|()| exit_code::SUCCESS),
+        cli::Command::Diff(args) => diff_cmd::run(args),
     }
 }
 
 /// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`.
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TOP_LEVEL: &[&str] = &["gen", "run", "call", "help", "-h", "--help", "-V", "--version"];
+    const TOP_LEVEL: &[&str] =
+        &["gen", "run", "call", "snapshot", "diff", "help", "-h", "--help", "-V", "--version"];
     let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
     if let Some(first) = first
         && !TOP_LEVEL.contains(&first.as_str())

@@ -13,13 +13,13 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-fn secs(s: f64, flag: &str) -> anyhow::Result<Duration> {
+pub(crate) fn secs(s: f64, flag: &str) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s).map_err(|_| {
         CliError::Usage(format!("{flag} must be a positive number of seconds, got {s}")).into()
     })
 }
 
-fn target(args: &TargetArgs) -> anyhow::Result<Target> {
+pub(crate) fn target(args: &TargetArgs) -> anyhow::Result<Target> {
     if let Some(url) = &args.http {
         let headers = args
             .headers
@@ -60,14 +60,14 @@ fn target(args: &TargetArgs) -> anyhow::Result<Target> {
     })
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("failed to start the async runtime")
 }
 
-fn connect_options(args: &TargetArgs) -> anyhow::Result<ConnectOptions> {
+pub(crate) fn connect_options(args: &TargetArgs) -> anyhow::Result<ConnectOptions> {
     Ok(ConnectOptions {
         startup_timeout: secs(args.startup_timeout, "--startup-timeout")?,
         max_response_bytes: args.max_response_bytes,
@@ -154,7 +154,7 @@ fn verdict(report: &Report, fail_under: Option<f64>) -> u8 {
     }
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| Path::new("."));
     let tmp = dir.join(format!(
         ".{}.tmp-{}",

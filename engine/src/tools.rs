@@ -37,6 +37,8 @@ pub struct ListingProblem {
 pub struct Listing {
     /// The usable tools.
     pub tools: Vec<Tool>,
+    /// The JSON of each usable tool as listed, parallel to `tools` (for snapshots).
+    pub items: Vec<Value>,
     /// Items that are not usable tools.
     pub problems: Vec<ListingProblem>,
     /// Why listing stopped early, if it did.
@@ -129,7 +131,10 @@ pub async fn list_all(
         };
         for item in items {
             match parse_tool(item) {
-                Ok(t) => listing.tools.push(t),
+                Ok(t) => {
+                    listing.tools.push(t);
+                    listing.items.push(item.clone());
+                }
                 Err(reason) => listing.problems.push(ListingProblem {
                     index,
                     name: item.get("name").and_then(Value::as_str).map(str::to_owned),

@@ -1,0 +1,587 @@
+//! Comparing two tool surfaces: per tool and direction, a verdict with its evidence.
+
+use crate::capture::{Capture, Tool};
+use crate::dialect::to_2020_12;
+use crate::prove::{Prover, escape};
+use crate::rules::{self, Level};
+use crate::witness::{self, Budget, Search};
+use mcp_fuzz_generators::Generator;
+use serde_json::{Map, Value, json};
+use std::time::{Duration, Instant};
+
+/// The version of the JSON report, written as `diffVersion`.
+pub const DIFF_VERSION: u64 = 1;
+
+/// Default candidates per tool and direction.
+///
+/// Why: the targeted candidates (mutations of the target, boundary values of the source) come
+/// first and are usually a few dozen; 300 leaves room for random values while 1,000 changed tools
+/// still diff in well under a second.
+pub const DEFAULT_MAX_CANDIDATES: usize = 300;
+
+/// What a verdict says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    /// Proved: old clients keep working (or nothing changed).
+    Compatible,
+    /// A person should look (behaviour, descriptions, a removed output guarantee).
+    Review,
+    /// Neither proved nor shown broken within the bounds.
+    Unknown,
+    /// A witness (or a removed tool) shows old clients break.
+    Breaking,
+}
+
+impl Verdict {
+    /// `compatible`, `review`, `unknown` or `breaking`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Compatible => "compatible",
+            Self::Review => "review",
+            Self::Unknown => "unknown",
+            Self::Breaking => "breaking",
+        }
+    }
+}
+
+/// What is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// The tool itself: presence, annotations, description, title.
+    Tool,
+    /// Old `inputSchema` ⊆ new `inputSchema`.
+    Input,
+    /// New `outputSchema` ⊆ old `outputSchema`.
+    Output,
+}
+
+impl Direction {
+    /// `tool`, `input` or `output`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Input => "input",
+            Self::Output => "output",
+        }
+    }
+}
+
+/// How witnesses that need undeclared properties count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenContent {
+    /// As `review` (the default).
+    Review,
+    /// As `breaking`.
+    Strict,
+}
+
+/// The bounds and policy of a diff.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Candidates per tool and direction.
+    pub max_candidates: usize,
+    /// Time for the whole diff; directions left when it runs out are `unknown`.
+    pub time_budget: Duration,
+    /// Seed of the random candidates.
+    pub seed: u64,
+    /// How open-content witnesses count.
+    pub open_content: OpenContent,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_candidates: DEFAULT_MAX_CANDIDATES,
+            time_budget: Duration::from_secs(10),
+            seed: 0,
+            open_content: OpenContent::Review,
+        }
+    }
+}
+
+/// One change found by comparing the schemas or the tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The rule id (see [`rules::RULES`]).
+    pub id: String,
+    /// The rule's level.
+    pub level: Level,
+    /// Schema location (JSON pointer into the schema), empty for tool-level changes.
+    pub pointer: String,
+    /// What changed, in a few words.
+    pub detail: String,
+}
+
+/// One tool and direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The tool's name.
+    pub tool: String,
+    /// What is compared.
+    pub direction: Direction,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// How the verdict counts for `--fail-on` (differs only for open-content witnesses).
+    pub counted: Verdict,
+    /// The changes seen.
+    pub changes: Vec<Change>,
+    /// Why the verdict (a proof note, the failed proof step, the exhausted bound...).
+    pub reason: String,
+    /// For a break: the shrunk witness.
+    pub witness: Option<witness::Witness>,
+    /// Candidates checked.
+    pub candidates: usize,
+}
+
+/// The result of a diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diff {
+    /// Every entry, by tool name then direction.
+    pub entries: Vec<Entry>,
+    /// Whether the time budget ran out.
+    pub budget_exhausted: bool,
+}
+
+impl Diff {
+    /// How many entries count as each verdict.
+    #[must_use]
+    pub fn counts(&self) -> [(Verdict, usize); 4] {
+        [Verdict::Compatible, Verdict::Review, Verdict::Unknown, Verdict::Breaking]
+            .map(|v| (v, self.entries.iter().filter(|e| e.counted == v).count()))
+    }
+
+    /// Whether no entry counts as one of `fail_on`.
+    #[must_use]
+    pub fn passes(&self, fail_on: &[Verdict]) -> bool {
+        !self.entries.iter().any(|e| fail_on.contains(&e.counted))
+    }
+}
+
+/// Compares two surfaces.
+#[must_use]
+pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Diff {
+    let deadline = Instant::now() + options.time_budget;
+    let mut names: Vec<&str> = old.tools.iter().chain(&new.tools).map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut entries = Vec::new();
+    let mut budget_exhausted = false;
+    for name in names {
+        let (o, o_count) = first(old, name);
+        let (n, n_count) = first(new, name);
+        match (o, n) {
+            (Some(_), None) => entries.push(tool_entry(name, Verdict::Breaking, vec![change("tool-removed", "", "the new surface does not list it")], "removed: old clients calling it fail")),
+            (None, Some(_)) => entries.push(tool_entry(name, Verdict::Compatible, vec![change("tool-added", "", "the old surface did not list it")], "added")),
+            (Some(o), Some(n)) => {
+                let mut changes = tool_changes(o, n);
+                if o_count > 1 || n_count > 1 {
+                    changes.push(change("tool-duplicated", "", "listed more than once"));
+                }
+                if !changes.is_empty() {
+                    let review = changes.iter().any(|c| c.level >= Level::Review);
+                    let verdict = if review { Verdict::Review } else { Verdict::Compatible };
+                    let reason = if review { "behaviour or documentation changed" } else { "informational changes only" };
+                    entries.push(tool_entry(name, verdict, changes, reason));
+                }
+                let empty = json!({"type": "object"});
+                let (oi, ni) = (o.input_schema.as_ref().unwrap_or(&empty), n.input_schema.as_ref().unwrap_or(&empty));
+                let input = judge(name, Direction::Input, oi, ni, options, deadline);
+                budget_exhausted |= input.reason.contains("time budget");
+                entries.push(input);
+                let output = match (&o.output_schema, &n.output_schema) {
+                    (None, None) => Entry { reason: "no outputSchema in either version".into(), ..blank(name, Direction::Output, Verdict::Compatible) },
+                    (None, Some(_)) => Entry { changes: vec![change("output-schema-added", "", "a new output guarantee")], reason: "an outputSchema was added".into(), ..blank(name, Direction::Output, Verdict::Compatible) },
+                    (Some(_), None) => Entry { changes: vec![change("output-schema-removed", "", "old clients may rely on the structure")], reason: "the outputSchema was removed: a removed output guarantee".into(), ..blank(name, Direction::Output, Verdict::Review) },
+                    (Some(os), Some(ns)) => judge(name, Direction::Output, ns, os, options, deadline),
+                };
+                budget_exhausted |= output.reason.contains("time budget");
+                entries.push(output);
+            }
+            (None, None) => {}
+        }
+    }
+    Diff { entries, budget_exhausted }
+}
+
+fn first<'c>(capture: &'c Capture, name: &str) -> (Option<&'c Tool>, usize) {
+    let mut matching = capture.tools.iter().filter(|t| t.name == name);
+    let first = matching.next();
+    (first, usize::from(first.is_some()) + matching.count())
+}
+
+fn blank(tool: &str, direction: Direction, verdict: Verdict) -> Entry {
+    Entry {
+        tool: tool.to_owned(),
+        direction,
+        verdict,
+        counted: verdict,
+        changes: Vec::new(),
+        reason: String::new(),
+        witness: None,
+        candidates: 0,
+    }
+}
+
+fn tool_entry(tool: &str, verdict: Verdict, changes: Vec<Change>, reason: &str) -> Entry {
+    Entry { changes, reason: reason.to_owned(), ..blank(tool, Direction::Tool, verdict) }
+}
+
+fn change(id: &str, pointer: &str, detail: &str) -> Change {
+    let level = rules::rule(id).map_or(Level::Review, |r| r.level);
+    Change { id: id.to_owned(), level, pointer: pointer.to_owned(), detail: detail.to_owned() }
+}
+
+/// Annotations, description and title.
+fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
+    let mut out = Vec::new();
+    let hint = |t: &Tool, key: &str| t.raw.get("annotations").and_then(|a| a.get(key)).and_then(Value::as_bool);
+    // (annotation, its default in the spec, the value whose loss is a behaviour change, id).
+    let flips = [
+        ("readOnlyHint", false, true, "annotation-readonly-dropped"),
+        ("destructiveHint", true, false, "annotation-destructive-added"),
+        ("idempotentHint", false, true, "annotation-idempotent-dropped"),
+        ("openWorldHint", true, false, "annotation-openworld-added"),
+    ];
+    let shown = |v: Option<bool>, default: bool| match v {
+        Some(b) => b.to_string(),
+        None => format!("absent (= {default})"),
+    };
+    for (key, default, safe, id) in flips {
+        let (o, n) = (hint(old, key), hint(new, key));
+        let (eo, en) = (o.unwrap_or(default), n.unwrap_or(default));
+        if eo == en {
+            continue;
+        }
+        let detail = format!("{key}: {} -> {}", shown(o, default), shown(n, default));
+        out.push(change(if eo == safe { id } else { "annotation-changed" }, "", &detail));
+    }
+    let text = |t: &Tool, key: &str| t.raw.get(key).and_then(Value::as_str).map(str::to_owned);
+    if text(old, "description") != text(new, "description") {
+        out.push(change("description-changed", "", "the description text differs"));
+    }
+    let title = |t: &Tool| text(t, "title").or_else(|| t.raw.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str).map(str::to_owned));
+    if title(old) != title(new) {
+        out.push(change("title-changed", "", "the title differs"));
+    }
+    out
+}
+
+/// Judges `source ⊆ target` for one tool and direction (for outputs the caller passes new as the
+/// source and old as the target).
+fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, options: &Options, deadline: Instant) -> Entry {
+    let mut entry = blank(tool, direction, Verdict::Compatible);
+    let (old, new) = if direction == Direction::Output { (target, source) } else { (source, target) };
+    let (sg, tg) = match (Generator::compile(source), Generator::compile(target)) {
+        (Ok(s), Ok(t)) => (s, t),
+        (Err(e), _) | (_, Err(e)) => {
+            let which = if direction == Direction::Output { "output-schema-unreadable" } else { "input-schema-unreadable" };
+            entry.verdict = Verdict::Unknown;
+            entry.changes.push(change(which, &e.pointer, &e.kind.to_string()));
+            entry.reason = format!("a schema cannot be read: {e}");
+            entry.counted = entry.verdict;
+            return entry;
+        }
+    };
+    let (ns, nt) = (to_2020_12(source, sg.dialect()), to_2020_12(target, tg.dialect()));
+    entry.changes = schema_changes(&to_2020_12(old, if direction == Direction::Output { tg.dialect() } else { sg.dialect() }), &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }), direction == Direction::Output);
+    if source == target {
+        entry.reason = "identical schemas".into();
+        return entry;
+    }
+    let prover = Prover::new(&ns, &nt);
+    let proof = if direction == Direction::Input { prover.objects_at_root() } else { prover }.includes();
+    let not_proved = match proof {
+        Ok(()) => {
+            entry.reason = "proved: every value the source allows, the target allows".into();
+            return entry;
+        }
+        Err(reason) => reason,
+    };
+    if Instant::now() >= deadline {
+        entry.verdict = Verdict::Unknown;
+        entry.counted = Verdict::Unknown;
+        entry.reason = format!("not proved ({not_proved}); time budget exhausted before a witness search");
+        return entry;
+    }
+    let budget = Budget { max_candidates: options.max_candidates, deadline: Some(deadline), seed: options.seed ^ fnv(tool), objects_only: direction == Direction::Input };
+    match witness::search(&sg, &tg, &witness::declared_names(source), budget) {
+        Search::Found(w, tried) => {
+            entry.candidates = tried;
+            entry.verdict = Verdict::Breaking;
+            entry.counted = if w.open_content && options.open_content == OpenContent::Review { Verdict::Review } else { Verdict::Breaking };
+            let side = if direction == Direction::Output { "the new outputSchema allows it, the old one" } else { "the old inputSchema accepts it, the new one" };
+            entry.reason = format!("witness: {side} rejects it at {} (`{}`){}", if w.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", w.pointer) }, w.keyword, if w.open_content { "; it needs a property the source never declared (open content)" } else { "" });
+            if entry.changes.is_empty() {
+                let prefix = direction.as_str();
+                entry.changes.push(change(&format!("{prefix}-keyword-changed"), "", &format!("rejected by `{}`", w.keyword)));
+            }
+            entry.witness = Some(w);
+        }
+        Search::NotFound { tried, timed_out } => {
+            entry.candidates = tried;
+            entry.verdict = Verdict::Unknown;
+            entry.counted = Verdict::Unknown;
+            entry.reason = if timed_out {
+                format!("not proved ({not_proved}); time budget exhausted after {tried} candidates without a witness")
+            } else {
+                format!("not proved ({not_proved}); no witness among {tried} candidates")
+            };
+        }
+    }
+    entry
+}
+
+/// FNV-1a of a name: a per-tool seed that does not depend on the tool's position.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The descriptive changes between two schemas (both in 2020-12 form), old to new.
+#[must_use]
+pub fn schema_changes(old: &Value, new: &Value, output: bool) -> Vec<Change> {
+    let mut out = Vec::new();
+    walk(old, new, "", output, 0, &mut out);
+    out
+}
+
+fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mut Vec<Change>) {
+    if old == new || depth > 32 {
+        return;
+    }
+    let empty = Map::new();
+    let (o, n) = (as_object(old).unwrap_or(&empty), as_object(new).unwrap_or(&empty));
+    let direction = if output { "output" } else { "input" };
+    let mut push = |suffix: &str, pointer: &str, detail: String| {
+        let id = format!("{direction}-{suffix}");
+        let level = rules::level_of(rules::orientation(suffix), output);
+        out.push(Change { id, level, pointer: pointer.to_owned(), detail });
+    };
+    if old.is_boolean() || new.is_boolean() {
+        push("keyword-changed", at, format!("{old} -> {new}"));
+        return;
+    }
+    // Types.
+    let types = |m: &Map<String, Value>| -> Option<Vec<String>> {
+        match m.get("type") {
+            Some(Value::String(t)) => Some(vec![t.clone()]),
+            Some(Value::Array(ts)) => Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+            _ => None,
+        }
+    };
+    let covers = |set: &Option<Vec<String>>, t: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")));
+    let (ot, nt) = (types(o), types(n));
+    if ot != nt {
+        let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
+        if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
+            push("type-narrowed", &ptr(at, "type"), format!("{} -> {}", show_types(&ot), show_types(&nt)));
+        }
+        if all.iter().any(|t| covers(&nt, t) && !covers(&ot, t)) {
+            push("type-widened", &ptr(at, "type"), format!("{} -> {}", show_types(&ot), show_types(&nt)));
+        }
+    }
+    // Enum and const.
+    let members = |m: &Map<String, Value>| -> Option<Vec<Value>> {
+        m.get("const").map(|c| vec![c.clone()]).or_else(|| m.get("enum").and_then(Value::as_array).cloned())
+    };
+    let (oe, ne) = (members(o), members(n));
+    if oe != ne {
+        let dropped = match (&oe, &ne) {
+            (Some(a), Some(b)) => a.iter().any(|v| !b.contains(v)),
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        let added = match (&oe, &ne) {
+            (Some(a), Some(b)) => b.iter().any(|v| !a.contains(v)),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        let key = if n.contains_key("const") || o.contains_key("const") { "const" } else { "enum" };
+        if dropped {
+            push("enum-narrowed", &ptr(at, key), "members dropped or restriction added".into());
+        }
+        if added {
+            push("enum-widened", &ptr(at, key), "members added or restriction removed".into());
+        }
+    }
+    // Required and properties.
+    let names = |m: &Map<String, Value>, k: &str| -> Vec<String> {
+        match m.get(k) {
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            Some(Value::Object(p)) => p.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (or, nr) = (names(o, "required"), names(n, "required"));
+    for name in nr.iter().filter(|x| !or.contains(x)) {
+        let has_default = n.get("properties").and_then(|p| p.get(name)).is_some_and(|p| p.get("default").is_some());
+        let suffix = if has_default { "property-became-required-with-default" } else { "property-became-required" };
+        push(suffix, &ptr(&ptr(at, "properties"), name), format!("`{name}` is now required"));
+    }
+    for name in or.iter().filter(|x| !nr.contains(x)) {
+        push("property-became-optional", &ptr(&ptr(at, "properties"), name), format!("`{name}` is no longer required"));
+    }
+    let (op, np) = (names(o, "properties"), names(n, "properties"));
+    for name in np.iter().filter(|x| !op.contains(x)) {
+        push("property-added", &ptr(&ptr(at, "properties"), name), format!("`{name}` declared"));
+    }
+    for name in op.iter().filter(|x| !np.contains(x)) {
+        push("property-removed", &ptr(&ptr(at, "properties"), name), format!("`{name}` no longer declared"));
+    }
+    // Bounds, lengths, counts.
+    for (key, lower, suffix) in [
+        ("minimum", true, "bound"), ("exclusiveMinimum", true, "bound"), ("maximum", false, "bound"), ("exclusiveMaximum", false, "bound"),
+        ("minLength", true, "length"), ("maxLength", false, "length"),
+        ("minItems", true, "count"), ("maxItems", false, "count"), ("minProperties", true, "count"), ("maxProperties", false, "count"),
+    ] {
+        let (x, y) = (o.get(key).and_then(Value::as_f64), n.get(key).and_then(Value::as_f64));
+        if x == y {
+            continue;
+        }
+        let tightened = match (x, y) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(a), Some(b)) => if lower { b > a } else { b < a },
+            (None, None) => continue,
+        };
+        let verb = if tightened { "tightened" } else { "relaxed" };
+        push(&format!("{suffix}-{verb}"), &ptr(at, key), format!("{key}: {} -> {}", show_num(x), show_num(y)));
+    }
+    for (key, suffix) in [("multipleOf", "multipleof-changed"), ("pattern", "pattern-changed"), ("format", "format-changed")] {
+        if o.get(key) != n.get(key) {
+            push(suffix, &ptr(at, key), format!("{key}: {} -> {}", show(o.get(key)), show(n.get(key))));
+        }
+    }
+    let closed = |m: &Map<String, Value>| m.get("additionalProperties").is_some_and(|a| !crate::prove::accepts_everything(a));
+    match (closed(o), closed(n)) {
+        (false, true) => push("additional-properties-closed", &ptr(at, "additionalProperties"), "undeclared properties are now limited".into()),
+        (true, false) => push("additional-properties-opened", &ptr(at, "additionalProperties"), "undeclared properties are now allowed".into()),
+        _ => {}
+    }
+    let unique = |m: &Map<String, Value>| m.get("uniqueItems") == Some(&Value::Bool(true));
+    match (unique(o), unique(n)) {
+        (false, true) => push("unique-items-added", &ptr(at, "uniqueItems"), "items must now be unique".into()),
+        (true, false) => push("unique-items-removed", &ptr(at, "uniqueItems"), "items may now repeat".into()),
+        _ => {}
+    }
+    for key in ["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref"] {
+        if o.get(key) != n.get(key) {
+            push("combinator-changed", &ptr(at, key), format!("`{key}` differs"));
+        }
+    }
+    const DESCRIBED: &[&str] = &[
+        "type", "enum", "const", "required", "properties", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
+        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf", "pattern", "format",
+        "additionalProperties", "uniqueItems", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref", "items",
+        "prefixItems", "$defs", "definitions",
+    ];
+    for key in o.keys().chain(n.keys()) {
+        if !DESCRIBED.contains(&key.as_str()) && is_assertion(key) && o.get(key) != n.get(key) {
+            push("keyword-changed", &ptr(at, key), format!("`{key}` differs"));
+            break;
+        }
+    }
+    // Descend.
+    for name in op.iter().filter(|x| np.contains(x)) {
+        walk(&o["properties"][name.as_str()], &n["properties"][name.as_str()], &ptr(&ptr(at, "properties"), name), output, depth + 1, out);
+    }
+    for key in ["items", "additionalProperties"] {
+        if let (Some(x), Some(y)) = (o.get(key), n.get(key))
+            && (x.is_object() && y.is_object())
+        {
+            walk(x, y, &ptr(at, key), output, depth + 1, out);
+        }
+    }
+    if let (Some(Value::Array(x)), Some(Value::Array(y))) = (o.get("prefixItems"), n.get("prefixItems")) {
+        for (index, (a, b)) in x.iter().zip(y).enumerate() {
+            walk(a, b, &ptr(&ptr(at, "prefixItems"), &index.to_string()), output, depth + 1, out);
+        }
+    }
+    for defs in ["$defs", "definitions"] {
+        if let (Some(Value::Object(x)), Some(Value::Object(y))) = (o.get(defs), n.get(defs)) {
+            for (name, a) in x {
+                if let Some(b) = y.get(name) {
+                    walk(a, b, &ptr(&ptr(at, defs), name), output, depth + 1, out);
+                }
+            }
+        }
+    }
+}
+
+fn is_assertion(key: &str) -> bool {
+    !crate::prove::accepts_everything(&json!({ key: 0 }))
+}
+
+fn as_object(v: &Value) -> Option<&Map<String, Value>> {
+    v.as_object()
+}
+
+fn ptr(at: &str, segment: &str) -> String {
+    format!("{at}/{}", escape(segment))
+}
+
+fn show_types(t: &Option<Vec<String>>) -> String {
+    t.as_ref().map_or("any".to_owned(), |t| t.join("|"))
+}
+
+fn show_num(x: Option<f64>) -> String {
+    x.map_or("none".to_owned(), |x| x.to_string())
+}
+
+fn show(x: Option<&Value>) -> String {
+    x.map_or("none".to_owned(), Value::to_string)
+}
+
+/// The versioned JSON report (`docs/diff.schema.json`).
+#[must_use]
+pub fn to_json(
+    diff: &Diff,
+    (old, old_file): (&Capture, &str),
+    (new, new_file): (&Capture, &str),
+    options: &Options,
+    fail_on: &[Verdict],
+) -> Value {
+    let side = |c: &Capture, file: &str| {
+        json!({"file": file, "server": {"name": c.server_name, "version": c.server_version, "protocolVersion": c.protocol_version}, "tools": c.tools.len()})
+    };
+    let entries: Vec<Value> = diff
+        .entries
+        .iter()
+        .map(|e| {
+            let mut v = json!({
+                "tool": e.tool,
+                "direction": e.direction.as_str(),
+                "verdict": e.verdict.as_str(),
+                "counted": e.counted.as_str(),
+                "changes": e.changes.iter().map(|c| json!({"id": c.id, "level": c.level.as_str(), "pointer": c.pointer, "detail": c.detail})).collect::<Vec<_>>(),
+                "reason": e.reason,
+                "candidates": e.candidates,
+                "openContent": e.witness.as_ref().is_some_and(|w| w.open_content),
+            });
+            if let Some(w) = &e.witness {
+                v["witness"] = w.value.clone();
+                v["pointer"] = json!(w.pointer);
+                v["keyword"] = json!(w.keyword);
+            }
+            v
+        })
+        .collect();
+    let counts: Map<String, Value> = diff.counts().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect();
+    json!({
+        "diffVersion": DIFF_VERSION,
+        "old": side(old, old_file),
+        "new": side(new, new_file),
+        "settings": {
+            "maxCandidates": options.max_candidates,
+            "timeBudgetSecs": options.time_budget.as_secs_f64(),
+            "seed": options.seed,
+            "openContent": match options.open_content { OpenContent::Review => "review", OpenContent::Strict => "strict" },
+            "failOn": fail_on.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+        },
+        "summary": counts,
+        "budgetExhausted": diff.budget_exhausted,
+        "passed": diff.passes(fail_on),
+        "entries": entries,
+    })
+}
