@@ -227,9 +227,20 @@ fn reductions(value: &Value) -> Vec<Value> {
                 smaller.remove(index);
                 out.push(Value::Array(smaller));
             }
+            // Equal items shrink together first, so that duplicates stay duplicates.
             for (index, child) in items.iter().enumerate() {
+                let repeated = items.iter().filter(|other| *other == child).count() > 1;
                 for reduced in reductions(child) {
                     let mut smaller = items.clone();
+                    if repeated {
+                        for item in &mut smaller {
+                            if item == child {
+                                *item = reduced.clone();
+                            }
+                        }
+                        out.push(Value::Array(smaller.clone()));
+                        smaller = items.clone();
+                    }
                     smaller[index] = reduced;
                     out.push(Value::Array(smaller));
                 }
@@ -255,9 +266,16 @@ fn reductions(value: &Value) -> Vec<Value> {
                     out.extend([json!(0), json!(i / 2), json!(i - i.signum())]);
                 }
             } else if let Some(f) = n.as_f64() {
-                out.extend([json!(0), json!(f.trunc()), json!(f / 2.0)]);
+                // Towards zero, then towards short decimals: 0, the integer part, then x.5 and
+                // one decimal place.
+                out.push(json!(0));
                 if let Some(i) = as_exact_i64(f.trunc()) {
                     out.push(json!(i));
+                }
+                out.push(json!(f.trunc() + 0.5 * f.signum()));
+                out.push(json!((f * 10.0).round() / 10.0));
+                if f.abs() > 1.0 {
+                    out.push(json!(f / 2.0));
                 }
             }
             out.retain(|v| v != value);
