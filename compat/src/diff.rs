@@ -272,6 +272,10 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
 /// source and old as the target).
 fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, options: &Options, deadline: Instant) -> Entry {
     let mut entry = blank(tool, direction, Verdict::Compatible);
+    if source == target {
+        entry.reason = "identical schemas".into();
+        return entry;
+    }
     let (old, new) = if direction == Direction::Output { (target, source) } else { (source, target) };
     let (sg, tg) = match (Generator::compile(source), Generator::compile(target)) {
         (Ok(s), Ok(t)) => (s, t),
@@ -286,10 +290,6 @@ fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, optio
     };
     let (ns, nt) = (to_2020_12(source, sg.dialect()), to_2020_12(target, tg.dialect()));
     entry.changes = schema_changes(&to_2020_12(old, if direction == Direction::Output { tg.dialect() } else { sg.dialect() }), &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }), direction == Direction::Output);
-    if source == target {
-        entry.reason = "identical schemas".into();
-        return entry;
-    }
     let prover = Prover::new(&ns, &nt);
     let proof = if direction == Direction::Input { prover.objects_at_root() } else { prover }.includes();
     let not_proved = match proof {

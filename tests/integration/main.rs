@@ -4,6 +4,7 @@
 //! and checks stdout, stderr and the exit code. Values are checked with the `jsonschema` crate
 //! (formats asserted), independently of the generators' own oracle.
 
+mod diff;
 mod e2e;
 mod expected;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
