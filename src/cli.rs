@@ -82,7 +82,14 @@ pub struct DiffArgs {
     pub new: Option<PathBuf>,
 
     /// Verdicts that fail the diff (exit 1), comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "VERDICTS", default_value = "breaking,unknown", help_heading = "Policy")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "VERDICTS",
+        default_value = "breaking,unknown",
+        help_heading = "Policy"
+    )]
     pub fail_on: Vec<FailOn>,
 
     /// How a break that needs a property the old schema never declared counts: as review (the
@@ -350,7 +357,8 @@ mod tests {
         let Command::Diff(args) = cli.command else { panic!("diff parses as diff") };
         assert_eq!(args.fail_on, [FailOn::Review]);
         assert!(
-            Cli::try_parse_from(["mcp-fuzz", "snapshot", "--normalize", "x", "--", "node"]).is_err()
+            Cli::try_parse_from(["mcp-fuzz", "snapshot", "--normalize", "x", "--", "node"])
+                .is_err()
         );
     }
 

@@ -4,13 +4,14 @@
 use crate::cli::{DiffArgs, DiffFormat, FailOn, OpenContentMode};
 use crate::errors::CliError;
 use crate::exit_code;
+use crate::formats::{junit, markdown as md, sarif};
 use crate::r#gen::{origin, read};
 use crate::run_cmd::write_atomically;
 use crate::tools_list::{Capture, parse_capture};
 use anyhow::Context as _;
 use mcp_fuzz_compat::diff::{Diff, Entry, OpenContent, Options, Verdict, diff, to_json};
-use mcp_fuzz_compat::rules::RULES;
-use serde_json::{Value, json};
+use mcp_fuzz_compat::rules::{Level, RULES};
+use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -21,7 +22,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {
     if args.list_rules {
         let mut text = String::new();
         for rule in RULES.iter() {
-            let _ = writeln!(text, "{:<48} {:<9} {}", rule.id, rule.level.as_str(), rule.explanation);
+            let _ =
+                writeln!(text, "{:<48} {:<9} {}", rule.id, rule.level.as_str(), rule.explanation);
         }
         std::io::stdout().lock().write_all(text.as_bytes()).context("failed to write the rules")?;
         return Ok(exit_code::SUCCESS);
@@ -32,7 +34,10 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {
     let old = load(old_path)?;
     let new = load(new_path)?;
     let time_budget = Duration::try_from_secs_f64(args.time_budget).map_err(|_| {
-        CliError::Usage(format!("--time-budget must be a positive number of seconds, got {}", args.time_budget))
+        CliError::Usage(format!(
+            "--time-budget must be a positive number of seconds, got {}",
+            args.time_budget
+        ))
     })?;
     if args.max_candidates == 0 {
         return Err(CliError::Usage("--max-candidates must be at least 1".into()).into());
@@ -61,18 +66,22 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {
     let rendered = match args.format {
         DiffFormat::Human => human(&result, &names, &fail_on),
         DiffFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&json).context("failed to serialise the report")?;
+            let mut text =
+                serde_json::to_string_pretty(&json).context("failed to serialise the report")?;
             text.push('\n');
             text
         }
         DiffFormat::Markdown => markdown(&result, &names, &fail_on),
         DiffFormat::Junit => junit(&result, &fail_on),
-        DiffFormat::Sarif => sarif(&result, &names.1, &fail_on),
+        DiffFormat::Sarif => sarif(&result, &fail_on),
     };
     if let Some(path) = &args.output {
         write_atomically(path, rendered.as_bytes())?;
     }
-    std::io::stdout().lock().write_all(rendered.as_bytes()).context("failed to write the report")?;
+    std::io::stdout()
+        .lock()
+        .write_all(rendered.as_bytes())
+        .context("failed to write the report")?;
     Ok(if result.passes(&fail_on) { exit_code::SUCCESS } else { exit_code::FINDINGS })
 }
 
@@ -115,7 +124,12 @@ fn evidence(e: &Entry) -> String {
 }
 
 fn counts_line(result: &Diff) -> String {
-    result.counts().iter().map(|(v, n)| format!("{n} {}", v.as_str())).collect::<Vec<_>>().join(", ")
+    result
+        .counts()
+        .iter()
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn policy_line(result: &Diff, fail_on: &[Verdict]) -> String {
@@ -131,150 +145,172 @@ fn human(result: &Diff, (old, new): &(String, String), fail_on: &[Verdict]) -> S
     let mut out = String::new();
     let _ = writeln!(out, "mcp-fuzz diff {old} -> {new}");
     let mut shown = 0;
-    for e in result.entries.iter().filter(|e| e.verdict != Verdict::Compatible || e.changes.iter().any(|c| c.level.as_str() != "info")) {
+    for e in result.entries.iter().filter(|e| {
+        e.verdict != Verdict::Compatible || e.changes.iter().any(|c| c.level.as_str() != "info")
+    }) {
         shown += 1;
-        let _ = writeln!(out, "\n{:<10} {} ({})", label(e).to_uppercase(), e.tool, e.direction.as_str());
+        let _ = writeln!(
+            out,
+            "\n{:<10} {} ({})",
+            label(e).to_uppercase(),
+            e.tool,
+            e.direction.as_str()
+        );
         let _ = writeln!(out, "  {}", evidence(e));
         for c in &e.changes {
-            let at = if c.pointer.is_empty() { String::new() } else { format!(" at {}", c.pointer) };
+            let at =
+                if c.pointer.is_empty() { String::new() } else { format!(" at {}", c.pointer) };
             let _ = writeln!(out, "  - {} [{}]{at}: {}", c.id, c.level.as_str(), c.detail);
         }
     }
     if shown == 0 {
         let _ = writeln!(out, "\nno incompatible change found");
     }
-    let tools = result.entries.iter().map(|e| e.tool.as_str()).collect::<std::collections::BTreeSet<_>>().len();
-    let _ = writeln!(out, "\n{tools} tools, {} entries: {}", result.entries.len(), counts_line(result));
+    let tools = result
+        .entries
+        .iter()
+        .map(|e| e.tool.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let _ =
+        writeln!(out, "\n{tools} tools, {} entries: {}", result.entries.len(), counts_line(result));
     if result.budget_exhausted {
-        let _ = writeln!(out, "the time budget ran out: raise --time-budget to decide the unknown entries");
+        let _ = writeln!(
+            out,
+            "the time budget ran out: raise --time-budget to decide the unknown entries"
+        );
     }
     let _ = writeln!(out, "{}", policy_line(result, fail_on));
     out
 }
 
-fn md_escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
-
 fn markdown(result: &Diff, (old, new): &(String, String), fail_on: &[Verdict]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "## mcp-fuzz diff `{}` → `{}`\n", md_escape(old), md_escape(new));
-    let _ = writeln!(out, "{}; {}\n", counts_line(result), policy_line(result, fail_on));
-    let _ = writeln!(out, "| Tool | Direction | Verdict | Changes | Evidence |");
-    let _ = writeln!(out, "|---|---|---|---|---|");
-    for e in result.entries.iter().filter(|e| e.verdict != Verdict::Compatible || !e.changes.is_empty()) {
-        let changes = e.changes.iter().map(|c| format!("`{}`", c.id)).collect::<Vec<_>>().join(", ");
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | {} |",
-            md_escape(&e.tool),
-            e.direction.as_str(),
-            label(e),
-            changes,
-            md_escape(&evidence(e))
-        );
-    }
-    out
-}
-
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => {}
-            c => out.push(c),
-        }
-    }
+    let mut out = format!(
+        "## mcp-fuzz diff {} → {}\n\n{}; {}\n\n",
+        md::code_span(old),
+        md::code_span(new),
+        md::text(&counts_line(result)),
+        md::text(&policy_line(result, fail_on))
+    );
+    let rows: Vec<Vec<String>> = result
+        .entries
+        .iter()
+        .filter(|e| e.verdict != Verdict::Compatible || !e.changes.is_empty())
+        .map(|e| {
+            let changes =
+                e.changes.iter().map(|c| md::code_span(&c.id)).collect::<Vec<_>>().join(", ");
+            vec![
+                md::code_span(&e.tool),
+                e.direction.as_str().to_owned(),
+                label(e),
+                changes,
+                md::text(&evidence(e)),
+            ]
+        })
+        .collect();
+    out.push_str(&md::table(&["Tool", "Direction", "Verdict", "Changes", "Evidence"], &rows));
     out
 }
 
 fn junit(result: &Diff, fail_on: &[Verdict]) -> String {
-    let failures = result.entries.iter().filter(|e| fail_on.contains(&e.counted)).count();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        out,
-        "<testsuites name=\"mcp-fuzz diff\" tests=\"{}\" failures=\"{failures}\">\n  <testsuite name=\"mcp-fuzz diff\" tests=\"{}\" failures=\"{failures}\">",
-        result.entries.len(),
-        result.entries.len()
-    );
+    let mut suite = junit::TestSuite::new("mcp-fuzz diff");
     for e in &result.entries {
-        let name = xml(&format!("{} ({})", e.tool, e.direction.as_str()));
-        let _ = write!(out, "    <testcase classname=\"{}\" name=\"{name}\"", xml(&e.tool));
-        if fail_on.contains(&e.counted) {
+        let case =
+            junit::TestCase::new(e.tool.clone(), format!("{} ({})", e.tool, e.direction.as_str()));
+        let case = if fail_on.contains(&e.counted) {
             let ids = e.changes.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(",");
-            let _ = writeln!(
-                out,
-                ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>",
-                label(e),
-                xml(&ids),
-                xml(&evidence(e))
-            );
+            case.failed(label(e), ids, evidence(e))
         } else {
-            let _ = writeln!(out, ">\n      <system-out>{}</system-out>\n    </testcase>", xml(&format!("{}: {}", label(e), e.reason)));
-        }
+            case.with_output(format!("{}: {}", label(e), e.reason))
+        };
+        suite.cases.push(case);
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    junit::TestSuites::new("mcp-fuzz diff").with_suite(suite).to_xml()
 }
 
-fn sarif(result: &Diff, new_file: &str, fail_on: &[Verdict]) -> String {
-    let used: std::collections::BTreeSet<&str> =
-        result.entries.iter().flat_map(|e| e.changes.iter().map(|c| c.id.as_str())).collect();
-    let rules: Vec<Value> = RULES
+fn sarif(result: &Diff, fail_on: &[Verdict]) -> String {
+    let used: std::collections::BTreeSet<String> =
+        result.entries.iter().filter(|e| e.verdict != Verdict::Compatible).map(rule_of).collect();
+    let rules = used
         .iter()
-        .filter(|r| used.contains(r.id.as_str()))
-        .map(|r| json!({"id": r.id, "shortDescription": {"text": r.explanation}, "properties": {"level": r.level.as_str()}}))
+        .map(|id| {
+            let rule = mcp_fuzz_compat::rules::rule(id);
+            let explanation = rule.map_or_else(|| "a schema change".to_owned(), |r| r.explanation.clone());
+            sarif::Rule {
+                id: id.clone(),
+                name: id.clone(),
+                short_description: explanation.clone(),
+                full_description: explanation,
+                help: "Run `mcp-fuzz diff OLD NEW` for the witness and the proof notes; `mcp-fuzz diff --list-rules` lists every change id.".to_owned(),
+                default_level: match rule.map(|r| r.level) {
+                    Some(Level::Breaking) => sarif::Level::Error,
+                    Some(Level::Review) => sarif::Level::Warning,
+                    _ => sarif::Level::Note,
+                },
+            }
+        })
         .collect();
-    let results: Vec<Value> = result
+    let results = result
         .entries
         .iter()
         .filter(|e| e.verdict != Verdict::Compatible)
         .map(|e| {
-            let level = if fail_on.contains(&e.counted) { "error" } else { "warning" };
-            let rule = e.changes.first().map_or_else(|| format!("{}-changed", e.direction.as_str()), |c| c.id.clone());
-            let mut r = json!({
-                "ruleId": rule,
-                "level": level,
-                "message": {"text": format!("{} ({}): {}: {}", e.tool, e.direction.as_str(), label(e), evidence(e))},
-                "locations": [{
-                    "physicalLocation": {"artifactLocation": {"uri": new_file}},
-                    "logicalLocations": [{"name": e.tool, "kind": "function"}]
-                }],
-                "properties": {"verdict": e.verdict.as_str(), "counted": e.counted.as_str(), "direction": e.direction.as_str()}
-            });
+            let mut properties = serde_json::Map::new();
+            properties.insert("verdict".into(), json!(e.verdict.as_str()));
+            properties.insert("counted".into(), json!(e.counted.as_str()));
+            properties.insert("direction".into(), json!(e.direction.as_str()));
             if let Some(w) = &e.witness {
-                r["properties"]["witness"] = w.value.clone();
-                r["properties"]["pointer"] = json!(w.pointer);
-                r["properties"]["keyword"] = json!(w.keyword);
+                properties.insert("witness".into(), w.value.clone());
+                properties.insert("pointer".into(), json!(w.pointer));
+                properties.insert("keyword".into(), json!(w.keyword));
+                properties.insert("openContent".into(), json!(w.open_content));
             }
-            r
+            sarif::Finding {
+                rule_id: rule_of(e),
+                level: Some(if fail_on.contains(&e.counted) {
+                    sarif::Level::Error
+                } else {
+                    sarif::Level::Warning
+                }),
+                message: format!(
+                    "{} ({}): {}: {}",
+                    e.tool,
+                    e.direction.as_str(),
+                    label(e),
+                    evidence(e)
+                ),
+                locations: vec![sarif::LogicalLocation {
+                    name: e.tool.clone(),
+                    fully_qualified_name: format!("{}/{}", e.tool, e.direction.as_str()),
+                    kind: "function".to_owned(),
+                }],
+                partial_fingerprints: vec![(
+                    "mcpFuzzDiff/v1".to_owned(),
+                    sarif::fingerprint(&[&e.tool, e.direction.as_str(), &rule_of(e)]),
+                )],
+                baseline_state: None,
+                properties,
+            }
         })
         .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mcp-fuzz", "version": env!("CARGO_PKG_VERSION"), "informationUri": "https://example.invalid/mcp-fuzz", "rules": rules}},
-            "results": results
-        }]
-    });
-    let mut text = serde_json::to_string_pretty(&doc).expect("a JSON value always serializes");
+    let log = sarif::Log {
+        tool_name: "mcp-fuzz".to_owned(),
+        tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        information_uri: None,
+        rules,
+        results,
+        execution_successful: true,
+        properties: serde_json::Map::new(),
+    };
+    let mut text =
+        serde_json::to_string_pretty(&log.to_json()).expect("a JSON value always serializes");
     text.push('\n');
     text
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn xml_escapes_markup_and_drops_control_characters() {
-        assert_eq!(xml("a<b>&\"'\u{1}"), "a&lt;b&gt;&amp;&quot;&apos;");
-    }
-
+/// The SARIF rule of an entry: its first change id.
+fn rule_of(e: &Entry) -> String {
+    e.changes
+        .first()
+        .map_or_else(|| format!("{}-keyword-changed", e.direction.as_str()), |c| c.id.clone())
 }

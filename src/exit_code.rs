@@ -3,7 +3,7 @@
 //! | Code | Name                   | Meaning                                                             |
 //! |-----:|------------------------|---------------------------------------------------------------------|
 //! |    0 | `SUCCESS`              | Done, nothing found; also `--help`, `--version`, a closed stdout.   |
-//! |    1 | `FINDINGS`             | The run found problems in the server, or scored below `--fail-under`.          |
+//! |    1 | `FINDINGS`             | Problems found (`run`, `call`), or the `diff --fail-on` policy failed. |
 //! |    2 | `USAGE`                | Usage or input error: bad flags, unreadable file, malformed JSON.   |
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
@@ -16,7 +16,7 @@
 /// Done; nothing found. Also used for `--help`, `--version` and a closed stdout pipe.
 pub const SUCCESS: u8 = 0;
 
-/// The run found problems in the server under test.
+/// The run found problems in the server under test, or the `diff` policy failed.
 pub const FINDINGS: u8 = 1;
 
 /// Usage or input error: bad flags, an unreadable file, malformed JSON or a malformed capture.

@@ -13,12 +13,17 @@ fn corpus_tools() -> Vec<Value> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/tools-list");
     let mut files: Vec<_> = ["npm", "pypi"]
         .iter()
-        .flat_map(|e| std::fs::read_dir(format!("{root}/{e}")).expect("corpus").map(|f| f.expect("entry").path()))
+        .flat_map(|e| {
+            std::fs::read_dir(format!("{root}/{e}"))
+                .expect("corpus")
+                .map(|f| f.expect("entry").path())
+        })
         .collect();
     files.sort();
     let mut tools = Vec::new();
     for path in files {
-        let capture = parse_capture(&std::fs::read_to_string(&path).expect("read")).expect("parses");
+        let capture =
+            parse_capture(&std::fs::read_to_string(&path).expect("read")).expect("parses");
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("x").to_owned();
         for tool in capture.tools {
             let mut raw = tool.raw;
@@ -42,7 +47,10 @@ fn changed(tools: &[Value]) -> Vec<Value> {
                 return tool;
             }
             let schema = &mut tool["inputSchema"];
-            let first = schema.get("properties").and_then(Value::as_object).and_then(|p| p.keys().next().cloned());
+            let first = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|p| p.keys().next().cloned());
             match (index / 10) % 5 {
                 0 => {
                     if let Some(name) = first {
@@ -80,8 +88,12 @@ fn bench(c: &mut Criterion) {
     assert!(!result.budget_exhausted);
     let mut group = c.benchmark_group("diff");
     group.sample_size(10);
-    group.bench_function("1000-tools/identical", |b| b.iter(|| diff(black_box(&old), black_box(&old), &options)));
-    group.bench_function("1000-tools/10%-changed", |b| b.iter(|| diff(black_box(&old), black_box(&new), &options)));
+    group.bench_function("1000-tools/identical", |b| {
+        b.iter(|| diff(black_box(&old), black_box(&old), &options))
+    });
+    group.bench_function("1000-tools/10%-changed", |b| {
+        b.iter(|| diff(black_box(&old), black_box(&new), &options))
+    });
     group.finish();
 }
 

@@ -10,13 +10,23 @@ use mcp_fuzz_generators::Dialect;
 use serde_json::{Map, Value};
 
 /// Keywords whose values are maps from names to schemas.
-const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_MAPS: &[&str] =
+    &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 /// Keywords whose values are arrays of schemas.
 const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keywords whose values are one schema.
 const SCHEMA_VALUES: &[&str] = &[
-    "not", "if", "then", "else", "items", "additionalProperties", "propertyNames", "contains",
-    "unevaluatedItems", "unevaluatedProperties", "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "items",
+    "additionalProperties",
+    "propertyNames",
+    "contains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
 ];
 
 /// The 2020-12 form of `schema`, read in `dialect`.
@@ -35,7 +45,14 @@ pub fn to_2020_12(schema: &Value, dialect: Dialect) -> Value {
 pub fn ref_may_have_moved(pointer: &str, dialect: Dialect) -> bool {
     dialect != Dialect::Draft202012
         && pointer.split('/').any(|segment| {
-            matches!(segment, "items" | "additionalItems" | "dependencies" | "exclusiveMinimum" | "exclusiveMaximum")
+            matches!(
+                segment,
+                "items"
+                    | "additionalItems"
+                    | "dependencies"
+                    | "exclusiveMinimum"
+                    | "exclusiveMaximum"
+            )
         })
 }
 
@@ -66,7 +83,10 @@ fn rewrite(schema: &Value, d: Dialect) -> Value {
             }
             "items" if items_is_array && d != Dialect::Draft202012 => {
                 let items = value.as_array().expect("checked above");
-                out.insert("prefixItems".into(), Value::Array(items.iter().map(|s| rewrite(s, d)).collect()));
+                out.insert(
+                    "prefixItems".into(),
+                    Value::Array(items.iter().map(|s| rewrite(s, d)).collect()),
+                );
             }
             "additionalItems" if d != Dialect::Draft202012 => {
                 if items_is_array {
@@ -100,7 +120,8 @@ fn rewrite(schema: &Value, d: Dialect) -> Value {
                 }
             }
             "minimum" | "maximum" if d == Dialect::Draft4 => {
-                let exclusive = if key == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
+                let exclusive =
+                    if key == "minimum" { "exclusiveMinimum" } else { "exclusiveMaximum" };
                 if object.get(exclusive) != Some(&Value::Bool(true)) {
                     out.insert(key.to_owned(), value.clone());
                 }
@@ -110,7 +131,9 @@ fn rewrite(schema: &Value, d: Dialect) -> Value {
             }
             _ if SCHEMA_ARRAYS.contains(&key) => {
                 let rewritten = match value {
-                    Value::Array(items) => Value::Array(items.iter().map(|s| rewrite(s, d)).collect()),
+                    Value::Array(items) => {
+                        Value::Array(items.iter().map(|s| rewrite(s, d)).collect())
+                    }
                     other => other.clone(),
                 };
                 out.insert(key.to_owned(), rewritten);
@@ -164,7 +187,8 @@ mod tests {
 
     #[test]
     fn data_keywords_are_untouched() {
-        let s = json!({"enum": [{"items": [1]}], "default": {"minimum": 1, "exclusiveMinimum": true}});
+        let s =
+            json!({"enum": [{"items": [1]}], "default": {"minimum": 1, "exclusiveMinimum": true}});
         assert_eq!(to_2020_12(&s, Dialect::Draft4), s);
     }
 }

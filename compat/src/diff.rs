@@ -163,7 +163,8 @@ impl Diff {
 #[must_use]
 pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Diff {
     let deadline = Instant::now() + options.time_budget;
-    let mut names: Vec<&str> = old.tools.iter().chain(&new.tools).map(|t| t.name.as_str()).collect();
+    let mut names: Vec<&str> =
+        old.tools.iter().chain(&new.tools).map(|t| t.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();
     let mut entries = Vec::new();
@@ -172,8 +173,18 @@ pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Diff {
         let (o, o_count) = first(old, name);
         let (n, n_count) = first(new, name);
         match (o, n) {
-            (Some(_), None) => entries.push(tool_entry(name, Verdict::Breaking, vec![change("tool-removed", "", "the new surface does not list it")], "removed: old clients calling it fail")),
-            (None, Some(_)) => entries.push(tool_entry(name, Verdict::Compatible, vec![change("tool-added", "", "the old surface did not list it")], "added")),
+            (Some(_), None) => entries.push(tool_entry(
+                name,
+                Verdict::Breaking,
+                vec![change("tool-removed", "", "the new surface does not list it")],
+                "removed: old clients calling it fail",
+            )),
+            (None, Some(_)) => entries.push(tool_entry(
+                name,
+                Verdict::Compatible,
+                vec![change("tool-added", "", "the old surface did not list it")],
+                "added",
+            )),
             (Some(o), Some(n)) => {
                 let mut changes = tool_changes(o, n);
                 if o_count > 1 || n_count > 1 {
@@ -182,19 +193,43 @@ pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Diff {
                 if !changes.is_empty() {
                     let review = changes.iter().any(|c| c.level >= Level::Review);
                     let verdict = if review { Verdict::Review } else { Verdict::Compatible };
-                    let reason = if review { "behaviour or documentation changed" } else { "informational changes only" };
+                    let reason = if review {
+                        "behaviour or documentation changed"
+                    } else {
+                        "informational changes only"
+                    };
                     entries.push(tool_entry(name, verdict, changes, reason));
                 }
                 let empty = json!({"type": "object"});
-                let (oi, ni) = (o.input_schema.as_ref().unwrap_or(&empty), n.input_schema.as_ref().unwrap_or(&empty));
+                let (oi, ni) = (
+                    o.input_schema.as_ref().unwrap_or(&empty),
+                    n.input_schema.as_ref().unwrap_or(&empty),
+                );
                 let input = judge(name, Direction::Input, oi, ni, options, deadline);
                 budget_exhausted |= input.reason.contains("time budget");
                 entries.push(input);
                 let output = match (&o.output_schema, &n.output_schema) {
-                    (None, None) => Entry { reason: "no outputSchema in either version".into(), ..blank(name, Direction::Output, Verdict::Compatible) },
-                    (None, Some(_)) => Entry { changes: vec![change("output-schema-added", "", "a new output guarantee")], reason: "an outputSchema was added".into(), ..blank(name, Direction::Output, Verdict::Compatible) },
-                    (Some(_), None) => Entry { changes: vec![change("output-schema-removed", "", "old clients may rely on the structure")], reason: "the outputSchema was removed: a removed output guarantee".into(), ..blank(name, Direction::Output, Verdict::Review) },
-                    (Some(os), Some(ns)) => judge(name, Direction::Output, ns, os, options, deadline),
+                    (None, None) => Entry {
+                        reason: "no outputSchema in either version".into(),
+                        ..blank(name, Direction::Output, Verdict::Compatible)
+                    },
+                    (None, Some(_)) => Entry {
+                        changes: vec![change("output-schema-added", "", "a new output guarantee")],
+                        reason: "an outputSchema was added".into(),
+                        ..blank(name, Direction::Output, Verdict::Compatible)
+                    },
+                    (Some(_), None) => Entry {
+                        changes: vec![change(
+                            "output-schema-removed",
+                            "",
+                            "old clients may rely on the structure",
+                        )],
+                        reason: "the outputSchema was removed: a removed output guarantee".into(),
+                        ..blank(name, Direction::Output, Verdict::Review)
+                    },
+                    (Some(os), Some(ns)) => {
+                        judge(name, Direction::Output, ns, os, options, deadline)
+                    }
                 };
                 budget_exhausted |= output.reason.contains("time budget");
                 entries.push(output);
@@ -236,7 +271,9 @@ fn change(id: &str, pointer: &str, detail: &str) -> Change {
 /// Annotations, description and title.
 fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
     let mut out = Vec::new();
-    let hint = |t: &Tool, key: &str| t.raw.get("annotations").and_then(|a| a.get(key)).and_then(Value::as_bool);
+    let hint = |t: &Tool, key: &str| {
+        t.raw.get("annotations").and_then(|a| a.get(key)).and_then(Value::as_bool)
+    };
     // (annotation, its default in the spec, the value whose loss is a behaviour change, id).
     let flips = [
         ("readOnlyHint", false, true, "annotation-readonly-dropped"),
@@ -261,7 +298,15 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
     if text(old, "description") != text(new, "description") {
         out.push(change("description-changed", "", "the description text differs"));
     }
-    let title = |t: &Tool| text(t, "title").or_else(|| t.raw.get("annotations").and_then(|a| a.get("title")).and_then(Value::as_str).map(str::to_owned));
+    let title = |t: &Tool| {
+        text(t, "title").or_else(|| {
+            t.raw
+                .get("annotations")
+                .and_then(|a| a.get("title"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+    };
     if title(old) != title(new) {
         out.push(change("title-changed", "", "the title differs"));
     }
@@ -270,17 +315,29 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
 
 /// Judges `source ⊆ target` for one tool and direction (for outputs the caller passes new as the
 /// source and old as the target).
-fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, options: &Options, deadline: Instant) -> Entry {
+fn judge(
+    tool: &str,
+    direction: Direction,
+    source: &Value,
+    target: &Value,
+    options: &Options,
+    deadline: Instant,
+) -> Entry {
     let mut entry = blank(tool, direction, Verdict::Compatible);
     if source == target {
         entry.reason = "identical schemas".into();
         return entry;
     }
-    let (old, new) = if direction == Direction::Output { (target, source) } else { (source, target) };
+    let (old, new) =
+        if direction == Direction::Output { (target, source) } else { (source, target) };
     let (sg, tg) = match (Generator::compile(source), Generator::compile(target)) {
         (Ok(s), Ok(t)) => (s, t),
         (Err(e), _) | (_, Err(e)) => {
-            let which = if direction == Direction::Output { "output-schema-unreadable" } else { "input-schema-unreadable" };
+            let which = if direction == Direction::Output {
+                "output-schema-unreadable"
+            } else {
+                "input-schema-unreadable"
+            };
             entry.verdict = Verdict::Unknown;
             entry.changes.push(change(which, &e.pointer, &e.kind.to_string()));
             entry.reason = format!("a schema cannot be read: {e}");
@@ -289,9 +346,14 @@ fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, optio
         }
     };
     let (ns, nt) = (to_2020_12(source, sg.dialect()), to_2020_12(target, tg.dialect()));
-    entry.changes = schema_changes(&to_2020_12(old, if direction == Direction::Output { tg.dialect() } else { sg.dialect() }), &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }), direction == Direction::Output);
+    entry.changes = schema_changes(
+        &to_2020_12(old, if direction == Direction::Output { tg.dialect() } else { sg.dialect() }),
+        &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }),
+        direction == Direction::Output,
+    );
     let prover = Prover::new(&ns, &nt);
-    let proof = if direction == Direction::Input { prover.objects_at_root() } else { prover }.includes();
+    let proof =
+        if direction == Direction::Input { prover.objects_at_root() } else { prover }.includes();
     let not_proved = match proof {
         Ok(()) => {
             entry.reason = "proved: every value the source allows, the target allows".into();
@@ -302,20 +364,51 @@ fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, optio
     if Instant::now() >= deadline {
         entry.verdict = Verdict::Unknown;
         entry.counted = Verdict::Unknown;
-        entry.reason = format!("not proved ({not_proved}); time budget exhausted before a witness search");
+        entry.reason =
+            format!("not proved ({not_proved}); time budget exhausted before a witness search");
         return entry;
     }
-    let budget = Budget { max_candidates: options.max_candidates, deadline: Some(deadline), seed: options.seed ^ fnv(tool), objects_only: direction == Direction::Input };
+    let budget = Budget {
+        max_candidates: options.max_candidates,
+        deadline: Some(deadline),
+        seed: options.seed ^ fnv(tool),
+        objects_only: direction == Direction::Input,
+    };
     match witness::search(&sg, &tg, &witness::declared_names(source), budget) {
         Search::Found(w, tried) => {
             entry.candidates = tried;
             entry.verdict = Verdict::Breaking;
-            entry.counted = if w.open_content && options.open_content == OpenContent::Review { Verdict::Review } else { Verdict::Breaking };
-            let side = if direction == Direction::Output { "the new outputSchema allows it, the old one" } else { "the old inputSchema accepts it, the new one" };
-            entry.reason = format!("witness: {side} rejects it at {} (`{}`){}", if w.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", w.pointer) }, w.keyword, if w.open_content { "; it needs a property the source never declared (open content)" } else { "" });
+            entry.counted = if w.open_content && options.open_content == OpenContent::Review {
+                Verdict::Review
+            } else {
+                Verdict::Breaking
+            };
+            let side = if direction == Direction::Output {
+                "the new outputSchema allows it, the old one"
+            } else {
+                "the old inputSchema accepts it, the new one"
+            };
+            entry.reason = format!(
+                "witness: {side} rejects it at {} (`{}`){}",
+                if w.pointer.is_empty() {
+                    "the root".to_owned()
+                } else {
+                    format!("`{}`", w.pointer)
+                },
+                w.keyword,
+                if w.open_content {
+                    "; it needs a property the source never declared (open content)"
+                } else {
+                    ""
+                }
+            );
             if entry.changes.is_empty() {
                 let prefix = direction.as_str();
-                entry.changes.push(change(&format!("{prefix}-keyword-changed"), "", &format!("rejected by `{}`", w.keyword)));
+                entry.changes.push(change(
+                    &format!("{prefix}-keyword-changed"),
+                    "",
+                    &format!("rejected by `{}`", w.keyword),
+                ));
             }
             entry.witness = Some(w);
         }
@@ -324,7 +417,9 @@ fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, optio
             entry.verdict = Verdict::Unknown;
             entry.counted = Verdict::Unknown;
             entry.reason = if timed_out {
-                format!("not proved ({not_proved}); time budget exhausted after {tried} candidates without a witness")
+                format!(
+                    "not proved ({not_proved}); time budget exhausted after {tried} candidates without a witness"
+                )
             } else {
                 format!("not proved ({not_proved}); no witness among {tried} candidates")
             };
@@ -335,7 +430,8 @@ fn judge(tool: &str, direction: Direction, source: &Value, target: &Value, optio
 
 /// FNV-1a of a name: a per-tool seed that does not depend on the tool's position.
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    text.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The descriptive changes between two schemas (both in 2020-12 form), old to new.
@@ -366,24 +462,38 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
     let types = |m: &Map<String, Value>| -> Option<Vec<String>> {
         match m.get("type") {
             Some(Value::String(t)) => Some(vec![t.clone()]),
-            Some(Value::Array(ts)) => Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
+            Some(Value::Array(ts)) => {
+                Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            }
             _ => None,
         }
     };
-    let covers = |set: &Option<Vec<String>>, t: &str| set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")));
+    let covers = |set: &Option<Vec<String>>, t: &str| {
+        set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")))
+    };
     let (ot, nt) = (types(o), types(n));
     if ot != nt {
         let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
         if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
-            push("type-narrowed", &ptr(at, "type"), format!("{} -> {}", show_types(&ot), show_types(&nt)));
+            push(
+                "type-narrowed",
+                &ptr(at, "type"),
+                format!("{} -> {}", show_types(&ot), show_types(&nt)),
+            );
         }
         if all.iter().any(|t| covers(&nt, t) && !covers(&ot, t)) {
-            push("type-widened", &ptr(at, "type"), format!("{} -> {}", show_types(&ot), show_types(&nt)));
+            push(
+                "type-widened",
+                &ptr(at, "type"),
+                format!("{} -> {}", show_types(&ot), show_types(&nt)),
+            );
         }
     }
     // Enum and const.
     let members = |m: &Map<String, Value>| -> Option<Vec<Value>> {
-        m.get("const").map(|c| vec![c.clone()]).or_else(|| m.get("enum").and_then(Value::as_array).cloned())
+        m.get("const")
+            .map(|c| vec![c.clone()])
+            .or_else(|| m.get("enum").and_then(Value::as_array).cloned())
     };
     let (oe, ne) = (members(o), members(n));
     if oe != ne {
@@ -408,32 +518,56 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
     // Required and properties.
     let names = |m: &Map<String, Value>, k: &str| -> Vec<String> {
         match m.get(k) {
-            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            Some(Value::Array(a)) => {
+                a.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+            }
             Some(Value::Object(p)) => p.keys().cloned().collect(),
             _ => Vec::new(),
         }
     };
     let (or, nr) = (names(o, "required"), names(n, "required"));
     for name in nr.iter().filter(|x| !or.contains(x)) {
-        let has_default = n.get("properties").and_then(|p| p.get(name)).is_some_and(|p| p.get("default").is_some());
-        let suffix = if has_default { "property-became-required-with-default" } else { "property-became-required" };
+        let has_default = n
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .is_some_and(|p| p.get("default").is_some());
+        let suffix = if has_default {
+            "property-became-required-with-default"
+        } else {
+            "property-became-required"
+        };
         push(suffix, &ptr(&ptr(at, "properties"), name), format!("`{name}` is now required"));
     }
     for name in or.iter().filter(|x| !nr.contains(x)) {
-        push("property-became-optional", &ptr(&ptr(at, "properties"), name), format!("`{name}` is no longer required"));
+        push(
+            "property-became-optional",
+            &ptr(&ptr(at, "properties"), name),
+            format!("`{name}` is no longer required"),
+        );
     }
     let (op, np) = (names(o, "properties"), names(n, "properties"));
     for name in np.iter().filter(|x| !op.contains(x)) {
         push("property-added", &ptr(&ptr(at, "properties"), name), format!("`{name}` declared"));
     }
     for name in op.iter().filter(|x| !np.contains(x)) {
-        push("property-removed", &ptr(&ptr(at, "properties"), name), format!("`{name}` no longer declared"));
+        push(
+            "property-removed",
+            &ptr(&ptr(at, "properties"), name),
+            format!("`{name}` no longer declared"),
+        );
     }
     // Bounds, lengths, counts.
     for (key, lower, suffix) in [
-        ("minimum", true, "bound"), ("exclusiveMinimum", true, "bound"), ("maximum", false, "bound"), ("exclusiveMaximum", false, "bound"),
-        ("minLength", true, "length"), ("maxLength", false, "length"),
-        ("minItems", true, "count"), ("maxItems", false, "count"), ("minProperties", true, "count"), ("maxProperties", false, "count"),
+        ("minimum", true, "bound"),
+        ("exclusiveMinimum", true, "bound"),
+        ("maximum", false, "bound"),
+        ("exclusiveMaximum", false, "bound"),
+        ("minLength", true, "length"),
+        ("maxLength", false, "length"),
+        ("minItems", true, "count"),
+        ("maxItems", false, "count"),
+        ("minProperties", true, "count"),
+        ("maxProperties", false, "count"),
     ] {
         let (x, y) = (o.get(key).and_then(Value::as_f64), n.get(key).and_then(Value::as_f64));
         if x == y {
@@ -442,27 +576,59 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
         let tightened = match (x, y) {
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (Some(a), Some(b)) => if lower { b > a } else { b < a },
+            (Some(a), Some(b)) => {
+                if lower {
+                    b > a
+                } else {
+                    b < a
+                }
+            }
             (None, None) => continue,
         };
         let verb = if tightened { "tightened" } else { "relaxed" };
-        push(&format!("{suffix}-{verb}"), &ptr(at, key), format!("{key}: {} -> {}", show_num(x), show_num(y)));
+        push(
+            &format!("{suffix}-{verb}"),
+            &ptr(at, key),
+            format!("{key}: {} -> {}", show_num(x), show_num(y)),
+        );
     }
-    for (key, suffix) in [("multipleOf", "multipleof-changed"), ("pattern", "pattern-changed"), ("format", "format-changed")] {
+    for (key, suffix) in [
+        ("multipleOf", "multipleof-changed"),
+        ("pattern", "pattern-changed"),
+        ("format", "format-changed"),
+    ] {
         if o.get(key) != n.get(key) {
-            push(suffix, &ptr(at, key), format!("{key}: {} -> {}", show(o.get(key)), show(n.get(key))));
+            push(
+                suffix,
+                &ptr(at, key),
+                format!("{key}: {} -> {}", show(o.get(key)), show(n.get(key))),
+            );
         }
     }
-    let closed = |m: &Map<String, Value>| m.get("additionalProperties").is_some_and(|a| !crate::prove::accepts_everything(a));
+    let closed = |m: &Map<String, Value>| {
+        m.get("additionalProperties").is_some_and(|a| !crate::prove::accepts_everything(a))
+    };
     match (closed(o), closed(n)) {
-        (false, true) => push("additional-properties-closed", &ptr(at, "additionalProperties"), "undeclared properties are now limited".into()),
-        (true, false) => push("additional-properties-opened", &ptr(at, "additionalProperties"), "undeclared properties are now allowed".into()),
+        (false, true) => push(
+            "additional-properties-closed",
+            &ptr(at, "additionalProperties"),
+            "undeclared properties are now limited".into(),
+        ),
+        (true, false) => push(
+            "additional-properties-opened",
+            &ptr(at, "additionalProperties"),
+            "undeclared properties are now allowed".into(),
+        ),
         _ => {}
     }
     let unique = |m: &Map<String, Value>| m.get("uniqueItems") == Some(&Value::Bool(true));
     match (unique(o), unique(n)) {
-        (false, true) => push("unique-items-added", &ptr(at, "uniqueItems"), "items must now be unique".into()),
-        (true, false) => push("unique-items-removed", &ptr(at, "uniqueItems"), "items may now repeat".into()),
+        (false, true) => {
+            push("unique-items-added", &ptr(at, "uniqueItems"), "items must now be unique".into())
+        }
+        (true, false) => {
+            push("unique-items-removed", &ptr(at, "uniqueItems"), "items may now repeat".into())
+        }
         _ => {}
     }
     for key in ["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref"] {
@@ -471,10 +637,38 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
         }
     }
     const DESCRIBED: &[&str] = &[
-        "type", "enum", "const", "required", "properties", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum",
-        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "multipleOf", "pattern", "format",
-        "additionalProperties", "uniqueItems", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref", "items",
-        "prefixItems", "$defs", "definitions",
+        "type",
+        "enum",
+        "const",
+        "required",
+        "properties",
+        "minimum",
+        "exclusiveMinimum",
+        "maximum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "multipleOf",
+        "pattern",
+        "format",
+        "additionalProperties",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "items",
+        "prefixItems",
+        "$defs",
+        "definitions",
     ];
     for key in o.keys().chain(n.keys()) {
         if !DESCRIBED.contains(&key.as_str()) && is_assertion(key) && o.get(key) != n.get(key) {
@@ -484,7 +678,14 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
     }
     // Descend.
     for name in op.iter().filter(|x| np.contains(x)) {
-        walk(&o["properties"][name.as_str()], &n["properties"][name.as_str()], &ptr(&ptr(at, "properties"), name), output, depth + 1, out);
+        walk(
+            &o["properties"][name.as_str()],
+            &n["properties"][name.as_str()],
+            &ptr(&ptr(at, "properties"), name),
+            output,
+            depth + 1,
+            out,
+        );
     }
     for key in ["items", "additionalProperties"] {
         if let (Some(x), Some(y)) = (o.get(key), n.get(key))
@@ -493,7 +694,9 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
             walk(x, y, &ptr(at, key), output, depth + 1, out);
         }
     }
-    if let (Some(Value::Array(x)), Some(Value::Array(y))) = (o.get("prefixItems"), n.get("prefixItems")) {
+    if let (Some(Value::Array(x)), Some(Value::Array(y))) =
+        (o.get("prefixItems"), n.get("prefixItems"))
+    {
         for (index, (a, b)) in x.iter().zip(y).enumerate() {
             walk(a, b, &ptr(&ptr(at, "prefixItems"), &index.to_string()), output, depth + 1, out);
         }
@@ -542,9 +745,7 @@ pub fn to_json(
     options: &Options,
     fail_on: &[Verdict],
 ) -> Value {
-    let side = |c: &Capture, file: &str| {
-        json!({"file": file, "server": {"name": c.server_name, "version": c.server_version, "protocolVersion": c.protocol_version}, "tools": c.tools.len()})
-    };
+    let side = |c: &Capture, file: &str| json!({"file": file, "server": {"name": c.server_name, "version": c.server_version, "protocolVersion": c.protocol_version}, "tools": c.tools.len()});
     let entries: Vec<Value> = diff
         .entries
         .iter()
@@ -567,7 +768,8 @@ pub fn to_json(
             v
         })
         .collect();
-    let counts: Map<String, Value> = diff.counts().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect();
+    let counts: Map<String, Value> =
+        diff.counts().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect();
     json!({
         "diffVersion": DIFF_VERSION,
         "old": side(old, old_file),

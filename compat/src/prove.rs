@@ -32,19 +32,63 @@ pub const MAX_PROOF_DEPTH: usize = 64;
 /// Assertion keywords of 2020-12 (format is asserted, as by the oracle). Everything else is an
 /// annotation or an unknown keyword, which validates every value.
 const ASSERTIONS: &[&str] = &[
-    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-    "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
-    "uniqueItems", "maxContains", "minContains", "contains", "maxProperties", "minProperties",
-    "required", "dependentRequired", "properties", "patternProperties", "additionalProperties",
-    "propertyNames", "items", "prefixItems", "allOf", "anyOf", "oneOf", "not", "if", "then",
-    "else", "dependentSchemas", "unevaluatedItems", "unevaluatedProperties", "$ref",
-    "$dynamicRef", "$recursiveRef", "format",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "contains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "format",
 ];
 
 /// Target keywords the rules only accept when the source has the identical keyword.
 const OPAQUE: &[&str] = &[
-    "contains", "minContains", "maxContains", "propertyNames", "not", "if", "then", "else",
-    "dependentSchemas", "unevaluatedItems", "unevaluatedProperties", "$dynamicRef",
+    "contains",
+    "minContains",
+    "maxContains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$dynamicRef",
     "$recursiveRef",
 ];
 
@@ -169,7 +213,10 @@ impl<'a> Prover<'a> {
         let (av, bv) = (a.v(), b.v());
         let (Some(ao), Some(bo)) = (av.as_object(), bv.as_object()) else {
             // `true` as the source (the target is not everything) or a malformed schema.
-            return Err(format!("{}: the source accepts every value, the target does not", show(at)));
+            return Err(format!(
+                "{}: the source accepts every value, the target does not",
+                show(at)
+            ));
         };
 
         // Finite sources: every member must be accepted by the target.
@@ -191,8 +238,9 @@ impl<'a> Prover<'a> {
         }
         // Source combinators: expand them (dropping constraints from the source is sound).
         if let Some(reference) = ao.get("$ref").and_then(Value::as_str) {
-            let resolved = resolve(self.source, reference)
-                .ok_or_else(|| format!("{}: unsupported `$ref` `{reference}` in the source", show(at)))?;
+            let resolved = resolve(self.source, reference).ok_or_else(|| {
+                format!("{}: unsupported `$ref` `{reference}` in the source", show(at))
+            })?;
             return self.sub(S::Real(resolved), b.clone(), at);
         }
         if ao.contains_key("$dynamicRef") || ao.contains_key("$recursiveRef") {
@@ -247,24 +295,25 @@ impl<'a> Prover<'a> {
             for (index, branch) in real.into_iter().enumerate() {
                 let branch = if has_assertions(&rest) {
                     let resolved = self.resolve_source_s(branch);
-                    match merge(&[S::Made(Rc::new(Value::Object(rest.clone()))), resolved.clone()]) {
+                    match merge(&[S::Made(Rc::new(Value::Object(rest.clone()))), resolved.clone()])
+                    {
                         Some(merged) => S::Made(Rc::new(merged)),
                         None => resolved,
                     }
                 } else {
                     branch
                 };
-                self.sub(branch, b.clone(), at).map_err(|reason| {
-                    format!("{reason} (source `{combinator}` branch {index})")
-                })?;
+                self.sub(branch, b.clone(), at)
+                    .map_err(|reason| format!("{reason} (source `{combinator}` branch {index})"))?;
             }
             return Ok(());
         }
 
         // Target combinators.
         if let Some(reference) = bo.get("$ref").and_then(Value::as_str) {
-            let resolved = resolve(self.target, reference)
-                .ok_or_else(|| format!("{}: unsupported `$ref` `{reference}` in the target", show(at)))?;
+            let resolved = resolve(self.target, reference).ok_or_else(|| {
+                format!("{}: unsupported `$ref` `{reference}` in the target", show(at))
+            })?;
             self.sub(a.clone(), S::Real(resolved), at)?;
             let rest = without(bo, &["$ref"]);
             return if has_assertions(&rest) {
@@ -287,7 +336,9 @@ impl<'a> Prover<'a> {
         for combinator in ["anyOf", "oneOf"] {
             let Some(Value::Array(branches)) = bo.get(combinator) else { continue };
             let rest = S::Made(Rc::new(Value::Object(without(bo, &[combinator]))));
-            if ao.get(combinator) == Some(&bo[combinator]) && (self.same_defs || !has_ref(&bo[combinator])) {
+            if ao.get(combinator) == Some(&bo[combinator])
+                && (self.same_defs || !has_ref(&bo[combinator]))
+            {
                 return self.sub(a.clone(), rest, at);
             }
             let real: Vec<S<'a>> = match b {
@@ -343,7 +394,10 @@ impl<'a> Prover<'a> {
         for t in &ta {
             let allowed = tb.contains(t) || (*t == "integer" && tb.contains(&"number"));
             if !allowed {
-                return Err(format!("{}: the source allows type {t}, the target does not", show(at)));
+                return Err(format!(
+                    "{}: the source allows type {t}, the target does not",
+                    show(at)
+                ));
             }
         }
         let has = |t: &str| ta.contains(&t);
@@ -381,7 +435,10 @@ impl<'a> Prover<'a> {
         if let Some(b_min) = uint(bo, "minItems")
             && a_min < b_min
         {
-            return Err(format!("{}: the target needs at least {b_min} items, the source {a_min}", show(at)));
+            return Err(format!(
+                "{}: the target needs at least {b_min} items, the source {a_min}",
+                show(at)
+            ));
         }
         if let Some(b_max) = uint(bo, "maxItems")
             && a_max.is_none_or(|a_max| a_max > b_max)
@@ -399,7 +456,11 @@ impl<'a> Prover<'a> {
         let positions = a_prefix.max(b_prefix);
         let item = |s: &S<'a>, o: &Map<String, Value>, index: Option<usize>| -> S<'a> {
             let path = match index {
-                Some(i) if o.get("prefixItems").and_then(Value::as_array).is_some_and(|p| i < p.len()) => {
+                Some(i)
+                    if o.get("prefixItems")
+                        .and_then(Value::as_array)
+                        .is_some_and(|p| i < p.len()) =>
+                {
                     Some(("prefixItems", Some(i)))
                 }
                 _ if o.contains_key("items") => Some(("items", None)),
@@ -419,7 +480,11 @@ impl<'a> Prover<'a> {
             if a_max.is_some_and(|m| m <= index as u64) {
                 break;
             }
-            result = self.sub(item(a, ao, Some(index)), item(b, bo, Some(index)), &format!("{at}/{index}"));
+            result = self.sub(
+                item(a, ao, Some(index)),
+                item(b, bo, Some(index)),
+                &format!("{at}/{index}"),
+            );
             if result.is_err() {
                 break;
             }
@@ -493,7 +558,10 @@ impl<'a> Prover<'a> {
             }
         }
         let child = |s: &S<'a>, o: &Map<String, Value>, name: &str, matched: bool| -> S<'a> {
-            let named = o.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(name));
+            let named = o
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.contains_key(name));
             let additional = o.contains_key("additionalProperties");
             match s {
                 S::Real(v) if named => S::Real(&v["properties"][name]),
@@ -523,9 +591,9 @@ impl<'a> Prover<'a> {
                 S::Real(v) => S::Real(&v["additionalProperties"]),
                 S::Made(v) => S::Made(Rc::new(v["additionalProperties"].clone())),
             };
-            result = self.sub(rest(a, ao), rest(b, bo), &format!("{at}/*")).map_err(|reason| {
-                format!("{reason} (properties the source does not name)")
-            });
+            result = self
+                .sub(rest(a, ao), rest(b, bo), &format!("{at}/*"))
+                .map_err(|reason| format!("{reason} (properties the source does not name)"));
         }
         self.structural -= 1;
         result
@@ -541,7 +609,9 @@ impl<'a> Prover<'a> {
         let ta = types(ao);
         let tb = types(bo);
         let overlap = ta.iter().any(|t| {
-            tb.contains(t) || (*t == "integer" && tb.contains(&"number")) || (*t == "number" && tb.contains(&"integer"))
+            tb.contains(t)
+                || (*t == "integer" && tb.contains(&"number"))
+                || (*t == "number" && tb.contains(&"integer"))
         });
         if !overlap {
             return true;
@@ -556,7 +626,10 @@ impl<'a> Prover<'a> {
         ta.iter().all(|t| *t == "object")
             && required.iter().any(|name| {
                 let (Some(x), Some(y)) = (ap.get(name), bp.get(name)) else { return false };
-                match (x.as_object().and_then(finite_members), y.as_object().and_then(finite_members)) {
+                match (
+                    x.as_object().and_then(finite_members),
+                    y.as_object().and_then(finite_members),
+                ) {
                     (Some(xs), Some(ys)) => xs.iter().all(|v| !ys.contains(v)),
                     _ => false,
                 }
@@ -600,7 +673,12 @@ fn accepts(
     validator.as_ref().map(|v| v.is_valid(value))
 }
 
-fn numbers(ao: &Map<String, Value>, bo: &Map<String, Value>, integer: bool, at: &str) -> Result<(), NotProved> {
+fn numbers(
+    ao: &Map<String, Value>,
+    bo: &Map<String, Value>,
+    integer: bool,
+    at: &str,
+) -> Result<(), NotProved> {
     let num = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_f64);
     // Lower bounds as (value, exclusive); for integer-only sources, rounded to inclusive integers.
     let bound = |o: &Map<String, Value>, lower: bool| -> Option<(f64, bool)> {
@@ -609,7 +687,11 @@ fn numbers(ao: &Map<String, Value>, bo: &Map<String, Value>, integer: bool, at: 
         let i = num(o, inclusive).map(|v| (v, false));
         let e = num(o, exclusive).map(|v| (v, true));
         let tighter = |x: (f64, bool), y: (f64, bool)| {
-            let x_wins = if lower { x.0 > y.0 || (x.0 == y.0 && x.1) } else { x.0 < y.0 || (x.0 == y.0 && x.1) };
+            let x_wins = if lower {
+                x.0 > y.0 || (x.0 == y.0 && x.1)
+            } else {
+                x.0 < y.0 || (x.0 == y.0 && x.1)
+            };
             if x_wins { x } else { y }
         };
         let b = match (i, e) {
@@ -634,7 +716,11 @@ fn numbers(ao: &Map<String, Value>, bo: &Map<String, Value>, integer: bool, at: 
         let Some(a) = bound(ao, lower) else {
             return Err(format!("{}: the target bounds numbers, the source does not", show(at)));
         };
-        let ok = if lower { a.0 > b.0 || (a.0 == b.0 && (a.1 || !b.1)) } else { a.0 < b.0 || (a.0 == b.0 && (a.1 || !b.1)) };
+        let ok = if lower {
+            a.0 > b.0 || (a.0 == b.0 && (a.1 || !b.1))
+        } else {
+            a.0 < b.0 || (a.0 == b.0 && (a.1 || !b.1))
+        };
         if !ok {
             return Err(format!(
                 "{}: the target's {} bound is tighter than the source's",
@@ -650,7 +736,10 @@ fn numbers(ao: &Map<String, Value>, bo: &Map<String, Value>, integer: bool, at: 
         };
         let ok = num(ao, "multipleOf").is_some_and(divides) || (integer && divides(1.0));
         if !ok {
-            return Err(format!("{}: `multipleOf: {m}` in the target is not implied by the source", show(at)));
+            return Err(format!(
+                "{}: `multipleOf: {m}` in the target is not implied by the source",
+                show(at)
+            ));
         }
     }
     Ok(())
@@ -660,18 +749,27 @@ fn strings(ao: &Map<String, Value>, bo: &Map<String, Value>, at: &str) -> Result
     if let Some(b_min) = uint(bo, "minLength")
         && uint(ao, "minLength").unwrap_or(0) < b_min
     {
-        return Err(format!("{}: the target needs strings of at least {b_min} characters", show(at)));
+        return Err(format!(
+            "{}: the target needs strings of at least {b_min} characters",
+            show(at)
+        ));
     }
     if let Some(b_max) = uint(bo, "maxLength")
         && uint(ao, "maxLength").is_none_or(|m| m > b_max)
     {
-        return Err(format!("{}: the target allows strings of at most {b_max} characters", show(at)));
+        return Err(format!(
+            "{}: the target allows strings of at most {b_max} characters",
+            show(at)
+        ));
     }
     for keyword in ["pattern", "format"] {
         if let Some(value) = bo.get(keyword)
             && ao.get(keyword) != Some(value)
         {
-            return Err(format!("{}: the target's `{keyword}` {value} differs from the source's", show(at)));
+            return Err(format!(
+                "{}: the target's `{keyword}` {value} differs from the source's",
+                show(at)
+            ));
         }
     }
     Ok(())
@@ -716,15 +814,26 @@ fn types(o: &Map<String, Value>) -> Vec<&'static str> {
 }
 
 fn uint(o: &Map<String, Value>, key: &str) -> Option<u64> {
-    o.get(key).and_then(|v| v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f.ceil() as u64)))
+    o.get(key).and_then(|v| {
+        v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0).map(|f| f.ceil() as u64))
+    })
 }
 
 fn strings_of(value: Option<&Value>) -> Vec<String> {
-    value.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_owned).collect()
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 fn without(o: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    o.iter().filter(|(k, _)| !keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+    o.iter()
+        .filter(|(k, _)| !keys.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn has_assertions(o: &Map<String, Value>) -> bool {
@@ -840,21 +949,25 @@ fn merge(parts: &[S<'_>]) -> Option<Value> {
                         let number = Value::String("number".into());
                         if y.contains(t) {
                             both.push(t.clone());
-                        } else if (t == &number && y.contains(&integer)) || (t == &integer && y.contains(&number)) {
+                        } else if (t == &number && y.contains(&integer))
+                            || (t == &integer && y.contains(&number))
+                        {
                             both.push(integer);
                         }
                     }
                     out.insert(key.to_owned(), Value::Array(both));
                 }
-                ("minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties", Some(previous)) => {
-                    if value.as_f64() > previous.as_f64() {
-                        out.insert(key.to_owned(), value.clone());
-                    }
+                (
+                    "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties",
+                    Some(previous),
+                ) if value.as_f64() > previous.as_f64() => {
+                    out.insert(key.to_owned(), value.clone());
                 }
-                ("maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties", Some(previous)) => {
-                    if value.as_f64() < previous.as_f64() {
-                        out.insert(key.to_owned(), value.clone());
-                    }
+                (
+                    "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties",
+                    Some(previous),
+                ) if value.as_f64() < previous.as_f64() => {
+                    out.insert(key.to_owned(), value.clone());
                 }
                 // A conflicting constraint is dropped: the result stays a superset.
                 _ => {}
@@ -900,7 +1013,10 @@ mod tests {
         assert!(!proved(&json!({"type": "number", "exclusiveMinimum": 0}), &json!({"minimum": 1})));
         assert!(proved(&json!({"minimum": 2}), &json!({"exclusiveMinimum": 1})));
         assert!(!proved(&json!({"minimum": 1}), &json!({"exclusiveMinimum": 1})));
-        assert!(!proved(&json!({"type": "integer", "maximum": 10}), &json!({"type": "integer", "maximum": 5})));
+        assert!(!proved(
+            &json!({"type": "integer", "maximum": 10}),
+            &json!({"type": "integer", "maximum": 5})
+        ));
     }
 
     #[test]
@@ -913,7 +1029,8 @@ mod tests {
 
     #[test]
     fn objects_required_and_additional() {
-        let a = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+        let a =
+            json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
         let b = json!({"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "integer"}}});
         // Open content: the source allows `y` of any type, the target only integers.
         assert!(!proved(&a, &b));

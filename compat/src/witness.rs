@@ -63,12 +63,18 @@ pub enum Search {
 /// [`declared_names`]): a witness using another name is marked `open_content`, and the search
 /// goes on for a witness without one.
 #[must_use]
-pub fn search(source: &Generator, target: &Generator, declared: &Declared, budget: Budget) -> Search {
+pub fn search(
+    source: &Generator,
+    target: &Generator,
+    declared: &Declared,
+    budget: Budget,
+) -> Search {
     let mut tried = 0_usize;
     let mut open: Option<Value> = None;
     let mut timed_out = false;
-    let breaks =
-        |v: &Value| (!budget.objects_only || v.is_object()) && source.is_valid(v) && !target.is_valid(v);
+    let breaks = |v: &Value| {
+        (!budget.objects_only || v.is_object()) && source.is_valid(v) && !target.is_valid(v)
+    };
     let check = |candidate: Value, tried: &mut usize, open: &mut Option<Value>| -> Option<Value> {
         *tried += 1;
         if !breaks(&candidate) {
@@ -92,7 +98,7 @@ pub fn search(source: &Generator, target: &Generator, declared: &Declared, budge
         if tried >= budget.max_candidates {
             break None;
         }
-        if tried % 16 == 0 && budget.deadline.is_some_and(|d| Instant::now() >= d) {
+        if tried.is_multiple_of(16) && budget.deadline.is_some_and(|d| Instant::now() >= d) {
             timed_out = true;
             break None;
         }
@@ -155,12 +161,14 @@ pub fn declared_names(schema: &Value) -> Declared {
                             out.names.extend(props.keys().cloned());
                         }
                         ("required", Value::Array(names)) => {
-                            out.names.extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
+                            out.names
+                                .extend(names.iter().filter_map(Value::as_str).map(str::to_owned));
                         }
-                        ("additionalProperties", schema) if schema != &Value::Bool(false) => {
-                            if !crate::prove::accepts_everything(schema) {
-                                out.open_by_design = true;
-                            }
+                        ("additionalProperties", schema)
+                            if schema != &Value::Bool(false)
+                                && !crate::prove::accepts_everything(schema) =>
+                        {
+                            out.open_by_design = true;
                         }
                         ("patternProperties", _) => out.open_by_design = true,
                         ("enum" | "const" | "default" | "examples", _) => continue,
@@ -288,7 +296,7 @@ fn reductions(value: &Value) -> Vec<Value> {
 
 fn as_exact_i64(f: f64) -> Option<i64> {
     // Within ±2^53 every integer is exact in an f64.
-    (f.abs() < 9_007_199_254_740_992.0 && f.fract() == 0.0).then(|| f as i64)
+    (f.abs() < 9_007_199_254_740_992.0 && f.fract() == 0.0).then_some(f as i64)
 }
 
 #[cfg(test)]
@@ -296,7 +304,10 @@ mod tests {
     use super::*;
 
     fn find(old: &Value, new: &Value) -> Search {
-        let (s, t) = (Generator::compile(old).expect("compiles"), Generator::compile(new).expect("compiles"));
+        let (s, t) = (
+            Generator::compile(old).expect("compiles"),
+            Generator::compile(new).expect("compiles"),
+        );
         let budget = Budget { max_candidates: 500, deadline: None, seed: 1, objects_only: true };
         search(&s, &t, &declared_names(old), budget)
     }

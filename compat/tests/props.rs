@@ -11,7 +11,9 @@ use serde_json::{Map, Value, json};
 
 fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
-        (0_u64..4, 0_u64..6).prop_map(|(min, extra)| json!({"type": "string", "minLength": min, "maxLength": min + extra})),
+        (0_u64..4, 0_u64..6).prop_map(
+            |(min, extra)| json!({"type": "string", "minLength": min, "maxLength": min + extra})
+        ),
         (-50_i64..50, 0_i64..100, prop::option::of(1_u64..5)).prop_map(|(min, span, m)| {
             let mut s = json!({"type": "integer", "minimum": min, "maximum": min + span});
             if let Some(m) = m {
@@ -23,7 +25,8 @@ fn leaf() -> impl Strategy<Value = Value> {
         (-10.0_f64..10.0).prop_map(|min| json!({"type": "number", "exclusiveMinimum": min})),
         Just(json!({"type": "boolean"})),
         Just(json!({"type": ["string", "null"]})),
-        prop::collection::btree_set("[a-e]", 1..4).prop_map(|set| json!({"enum": set.into_iter().collect::<Vec<_>>()})),
+        prop::collection::btree_set("[a-e]", 1..4)
+            .prop_map(|set| json!({"enum": set.into_iter().collect::<Vec<_>>()})),
     ]
 }
 
@@ -104,7 +107,13 @@ fn apply(v: &mut Value, target: &mut usize) -> bool {
     if narrowable(o) {
         if *target == 0 {
             if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
-                o.insert("maxLength".into(), json!(max.saturating_sub(1).max(o.get("minLength").and_then(Value::as_u64).unwrap_or(0))));
+                o.insert(
+                    "maxLength".into(),
+                    json!(
+                        max.saturating_sub(1)
+                            .max(o.get("minLength").and_then(Value::as_u64).unwrap_or(0))
+                    ),
+                );
                 o.insert("minLength".into(), json!(0));
             } else if let Some(max) = o.get("maximum").and_then(Value::as_i64) {
                 o.insert("maximum".into(), json!(max - 1));
@@ -152,9 +161,7 @@ fn apply(v: &mut Value, target: &mut usize) -> bool {
                 }
             }
             Some(child) if key == "items" => {
-                if apply(child, target) {
-                    return true;
-                }
+                return apply(child, target);
             }
             _ => {}
         }
@@ -220,17 +227,27 @@ fn corpus_schemas_are_proved_included_in_themselves_structurally() {
     for ecosystem in ["npm", "pypi"] {
         for entry in std::fs::read_dir(format!("{root}/{ecosystem}")).expect("corpus dir") {
             let path = entry.expect("entry").path();
-            let capture = parse_capture(&std::fs::read_to_string(&path).expect("read")).expect("parses");
+            let capture =
+                parse_capture(&std::fs::read_to_string(&path).expect("read")).expect("parses");
             let d = diff(&capture, &capture, &Options::default());
-            assert!(d.entries.iter().all(|e| e.verdict == Verdict::Compatible), "{}", path.display());
+            assert!(
+                d.entries.iter().all(|e| e.verdict == Verdict::Compatible),
+                "{}",
+                path.display()
+            );
             for tool in &capture.tools {
                 for schema in tool.input_schema.iter().chain(tool.output_schema.iter()) {
                     schemas += 1;
                     let Ok(generator) = Generator::compile(schema) else { continue };
                     let normalized = to_2020_12(schema, generator.dialect());
-                    match Prover::new(&normalized, &normalized).without_equality_shortcut().includes() {
+                    match Prover::new(&normalized, &normalized)
+                        .without_equality_shortcut()
+                        .includes()
+                    {
                         Ok(()) => proved += 1,
-                        Err(reason) => unproved.push(format!("{} {}: {reason}", path.display(), tool.name)),
+                        Err(reason) => {
+                            unproved.push(format!("{} {}: {reason}", path.display(), tool.name))
+                        }
                     }
                 }
             }
@@ -238,5 +255,10 @@ fn corpus_schemas_are_proved_included_in_themselves_structurally() {
     }
     assert_eq!(schemas, 1826);
     // Measured: the rules alone prove every corpus schema included in itself.
-    assert_eq!(proved, schemas, "{proved}/{schemas} proved; first unproved:\n{}", unproved.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert_eq!(
+        proved,
+        schemas,
+        "{proved}/{schemas} proved; first unproved:\n{}",
+        unproved.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

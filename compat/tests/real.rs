@@ -36,7 +36,11 @@ fn snapshots_are_normalized_and_stable() {
         "server-everything@2026.8.31.json",
     ] {
         let (text, capture) = load(name);
-        assert_eq!(String::from_utf8(to_bytes(&snapshot_of_capture(&capture))).expect("utf-8"), text, "{name}");
+        assert_eq!(
+            String::from_utf8(to_bytes(&snapshot_of_capture(&capture))).expect("utf-8"),
+            text,
+            "{name}"
+        );
         assert!(capture.server_version.is_some(), "{name}");
     }
 }
@@ -51,12 +55,19 @@ fn server_memory_only_adds_output_schemas_and_annotations() {
     let outputs_added = d
         .entries
         .iter()
-        .filter(|e| e.direction == Direction::Output && e.changes.iter().any(|c| c.id == "output-schema-added"))
+        .filter(|e| {
+            e.direction == Direction::Output
+                && e.changes.iter().any(|c| c.id == "output-schema-added")
+        })
         .count();
     assert_eq!(outputs_added, 9);
     // `read_graph` became explicitly read-only: a change, but not a risky one.
     let tool = entry(&d, "read_graph", Direction::Tool);
-    assert!(tool.changes.iter().any(|c| c.id == "annotation-changed" && c.detail.starts_with("readOnlyHint")));
+    assert!(
+        tool.changes
+            .iter()
+            .any(|c| c.id == "annotation-changed" && c.detail.starts_with("readOnlyHint"))
+    );
     assert!(!tool.changes.iter().any(|c| c.id == "annotation-readonly-dropped"));
 }
 
@@ -76,7 +87,10 @@ fn server_filesystem_2025_8_21_published_empty_input_schemas() {
         let w = entry(&d, tool, Direction::Input).witness.as_ref().expect("witness");
         assert_eq!((w.value.clone(), w.keyword.as_str()), (json!({}), "required"), "{tool}");
     }
-    assert_eq!(entry(&d, "list_allowed_directories", Direction::Input).verdict, Verdict::Compatible);
+    assert_eq!(
+        entry(&d, "list_allowed_directories", Direction::Input).verdict,
+        Verdict::Compatible
+    );
     assert!(!d.passes(&[Verdict::Breaking]));
 }
 
@@ -93,11 +107,23 @@ fn server_everything_renamed_its_tools() {
     assert_eq!(
         removed,
         [
-            "add", "annotatedMessage", "getResourceLinks", "getResourceReference", "getTinyImage",
-            "longRunningOperation", "printEnv", "sampleLLM", "structuredContent", "zip"
+            "add",
+            "annotatedMessage",
+            "getResourceLinks",
+            "getResourceReference",
+            "getTinyImage",
+            "longRunningOperation",
+            "printEnv",
+            "sampleLLM",
+            "structuredContent",
+            "zip"
         ]
     );
-    assert!(d.entries.iter().any(|e| e.tool == "get-sum" && e.changes.iter().any(|c| c.id == "tool-added")));
+    assert!(
+        d.entries
+            .iter()
+            .any(|e| e.tool == "get-sum" && e.changes.iter().any(|c| c.id == "tool-added"))
+    );
     // `echo` dropped `additionalProperties: false`: inputs got wider, proved compatible.
     let echo = entry(&d, "echo", Direction::Input);
     assert_eq!(echo.verdict, Verdict::Compatible);
@@ -108,7 +134,8 @@ fn server_everything_renamed_its_tools() {
 fn reversed_pairs_break_where_the_forward_ones_widened() {
     // Going back from 2026.8.31 to 2025.4.25 removes every outputSchema: review, not breaking.
     let d = run("server-memory@2026.8.31.json", "server-memory@2025.4.25.json");
-    let removed = d.entries.iter().filter(|e| e.changes.iter().any(|c| c.id == "output-schema-removed"));
+    let removed =
+        d.entries.iter().filter(|e| e.changes.iter().any(|c| c.id == "output-schema-removed"));
     assert!(removed.clone().count() == 9 && removed.clone().all(|e| e.verdict == Verdict::Review));
     // `echo` closing its arguments again is an open-content break, counted as review.
     let d = run("server-everything@2026.8.31.json", "server-everything@2025.11.25.json");

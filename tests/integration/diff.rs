@@ -39,8 +39,11 @@ fn pair(old: &Value, new: &Value) -> (TempFile, TempFile) {
 
 #[test]
 fn compatible_pair_exits_0_and_breaking_pair_exits_1() {
-    let (status, report) =
-        diff_json(&real("server-memory@2025.4.25.json"), &real("server-memory@2026.8.31.json"), &[]);
+    let (status, report) = diff_json(
+        &real("server-memory@2025.4.25.json"),
+        &real("server-memory@2026.8.31.json"),
+        &[],
+    );
     assert_eq!(status, code::SUCCESS);
     assert_eq!(report["passed"], true);
     assert_eq!(report["summary"]["breaking"], 0);
@@ -76,7 +79,10 @@ fn fail_on_review_and_open_content_policy() {
     let (status, report) = diff_json(&o, &n, &[]);
     assert_eq!(status, code::SUCCESS, "open content counts as review by default");
     let input = &report["entries"][0];
-    assert_eq!((&input["verdict"], &input["counted"], &input["openContent"]), (&json!("breaking"), &json!("review"), &json!(true)));
+    assert_eq!(
+        (&input["verdict"], &input["counted"], &input["openContent"]),
+        (&json!("breaking"), &json!("review"), &json!(true))
+    );
     let (status, report) = diff_json(&o, &n, &["--open-content", "strict"]);
     assert_eq!(status, FINDINGS);
     assert_eq!(report["entries"][0]["counted"], "breaking");
@@ -84,15 +90,27 @@ fn fail_on_review_and_open_content_policy() {
 
 #[test]
 fn every_format_renders() {
-    let (old, new) = (real("server-everything@2025.11.25.json"), real("server-everything@2026.8.31.json"));
+    let (old, new) =
+        (real("server-everything@2025.11.25.json"), real("server-everything@2026.8.31.json"));
     let human = mcp_fuzz(["diff", &old, &new]);
     human.assert_code(FINDINGS);
-    assert!(human.stdout.contains("BREAKING") && human.stdout.contains("tool-removed"), "{}", human.stdout);
+    assert!(
+        human.stdout.contains("BREAKING") && human.stdout.contains("tool-removed"),
+        "{}",
+        human.stdout
+    );
     let md = mcp_fuzz(["diff", &old, &new, "--format", "markdown"]);
-    assert!(md.stdout.contains("| Tool | Direction | Verdict | Changes | Evidence |"), "{}", md.stdout);
+    assert!(
+        md.stdout.contains("| Tool | Direction | Verdict | Changes | Evidence |"),
+        "{}",
+        md.stdout
+    );
     let junit = mcp_fuzz(["diff", &old, &new, "--format", "junit"]);
     assert!(junit.stdout.starts_with("<?xml"));
-    assert_eq!(junit.stdout.matches("<testcase ").count(), junit.stdout.matches("</testcase>").count());
+    assert_eq!(
+        junit.stdout.matches("<testcase ").count(),
+        junit.stdout.matches("</testcase>").count()
+    );
     assert_eq!(junit.stdout.matches("<failure ").count(), 10, "{}", junit.stdout);
     let sarif = mcp_fuzz(["diff", &old, &new, "--format", "sarif"]);
     let doc: Value = serde_json::from_str(&sarif.stdout).expect("SARIF is JSON");
@@ -101,6 +119,16 @@ fn every_format_renders() {
     assert!(results.iter().any(|r| r["ruleId"] == "tool-removed" && r["level"] == "error"));
     let rules = doc["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
     assert!(rules.iter().any(|r| r["id"] == "tool-removed"));
+    let official: Value =
+        serde_json::from_str(include_str!("../../fixtures/sarif/sarif-schema-2.1.0.json"))
+            .expect("SARIF schema is JSON");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&official)
+        .expect("SARIF schema compiles");
+    let errors: Vec<String> =
+        validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "the SARIF log breaks the official schema: {errors:#?}");
 }
 
 #[test]
@@ -112,7 +140,11 @@ fn bad_input_exits_2_with_a_reason() {
     let broken = TempFile::new("broken.json", "{\"tools\": [");
     let run = mcp_fuzz(["diff", broken.path().to_str().expect("utf-8"), &good]);
     run.assert_code(code::USAGE);
-    assert!(run.stderr.contains("not valid JSON") && run.stderr.contains("mcp-fuzz snapshot"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not valid JSON") && run.stderr.contains("mcp-fuzz snapshot"),
+        "{}",
+        run.stderr
+    );
     mcp_fuzz(["diff", &good, &good, "--time-budget", "-1"]).assert_code(code::USAGE);
     mcp_fuzz(["diff", &good]).assert_code(code::USAGE);
 }
@@ -121,7 +153,12 @@ fn bad_input_exits_2_with_a_reason() {
 fn list_rules_prints_the_catalogue() {
     let run = mcp_fuzz(["diff", "--list-rules"]);
     run.assert_code(code::SUCCESS);
-    for id in ["tool-removed", "input-enum-narrowed", "output-type-widened", "annotation-readonly-dropped"] {
+    for id in [
+        "tool-removed",
+        "input-enum-narrowed",
+        "output-type-widened",
+        "annotation-readonly-dropped",
+    ] {
         assert!(run.stdout.lines().any(|l| l.starts_with(id)), "{id} missing:\n{}", run.stdout);
     }
 }
@@ -131,7 +168,9 @@ fn a_snapshot_diffs_compatible_with_itself() {
     let snapshot = real("server-everything@2026.8.31.json");
     let (status, report) = diff_json(&snapshot, &snapshot, &[]);
     assert_eq!(status, code::SUCCESS);
-    assert!(report["entries"].as_array().expect("entries").iter().all(|e| e["verdict"] == "compatible"));
+    assert!(
+        report["entries"].as_array().expect("entries").iter().all(|e| e["verdict"] == "compatible")
+    );
 }
 
 #[test]
@@ -152,7 +191,8 @@ fn normalize_accepts_every_shape_and_is_stable() {
     assert_eq!(again.stdout, first);
     let doc: Value = serde_json::from_str(&first).expect("JSON");
     assert_eq!(doc["snapshotVersion"], 1);
-    let names: Vec<&str> = doc["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    let names: Vec<&str> =
+        doc["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
