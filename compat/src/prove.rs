@@ -132,10 +132,17 @@ impl<'a> Prover<'a> {
     #[must_use]
     pub fn new(source: &'a Value, target: &'a Value) -> Self {
         let defs = |root: &Value| (root.get("$defs").cloned(), root.get("definitions").cloned());
+        let (source_defs, target_defs) = (defs(source), defs(target));
+        // Equal definitions make equal `$ref`s into them mean the same, unless a definition
+        // itself points elsewhere in its root.
+        let self_contained = |d: &(Option<Value>, Option<Value>)| {
+            !d.0.as_ref().is_some_and(refs_outside_defs)
+                && !d.1.as_ref().is_some_and(refs_outside_defs)
+        };
         Self {
             source,
             target,
-            same_defs: defs(source) == defs(target),
+            same_defs: source_defs == target_defs && self_contained(&source_defs),
             equality: true,
             object_root: false,
             steps: 0,
@@ -185,7 +192,7 @@ impl<'a> Prover<'a> {
         if bv == &Value::Bool(false) {
             return Err(format!("{}: the target accepts no value here", show(at)));
         }
-        if self.equality && av == bv && (self.same_defs || !has_ref(av)) {
+        if self.equality && av == bv && self.same_meaning(av) {
             return Ok(());
         }
         let key = a.key().zip(b.key());
@@ -284,7 +291,7 @@ impl<'a> Prover<'a> {
             // A target with the identical combinator and a larger rest is also fine.
             if let Some(same) = bo.get(combinator)
                 && same == &ao[combinator]
-                && (self.same_defs || !has_ref(same))
+                && self.same_meaning(same)
             {
                 let a_rest = S::Made(Rc::new(Value::Object(rest.clone())));
                 let b_rest = S::Made(Rc::new(Value::Object(without(bo, &[combinator]))));
@@ -336,9 +343,7 @@ impl<'a> Prover<'a> {
         for combinator in ["anyOf", "oneOf"] {
             let Some(Value::Array(branches)) = bo.get(combinator) else { continue };
             let rest = S::Made(Rc::new(Value::Object(without(bo, &[combinator]))));
-            if ao.get(combinator) == Some(&bo[combinator])
-                && (self.same_defs || !has_ref(&bo[combinator]))
-            {
+            if ao.get(combinator) == Some(&bo[combinator]) && self.same_meaning(&bo[combinator]) {
                 return self.sub(a.clone(), rest, at);
             }
             let real: Vec<S<'a>> = match b {
@@ -372,7 +377,7 @@ impl<'a> Prover<'a> {
         }
         for keyword in OPAQUE {
             if let Some(value) = bo.get(*keyword)
-                && (ao.get(*keyword) != Some(value) || (!self.same_defs && has_ref(value)))
+                && (ao.get(*keyword) != Some(value) || !self.same_meaning(value))
             {
                 return Err(format!(
                     "{}: the target's `{keyword}` is only proved when the source has the same",
@@ -414,6 +419,12 @@ impl<'a> Prover<'a> {
             self.objects(a, b, at)?;
         }
         Ok(())
+    }
+
+    /// Whether a subschema that is textually equal in both roots means the same in both: it has
+    /// no `$ref`, or only `$ref`s into equal, self-contained definitions.
+    fn same_meaning(&self, schema: &Value) -> bool {
+        !has_ref(schema) || (self.same_defs && !refs_outside_defs(schema))
     }
 
     fn resolve_source_s(&self, member: S<'a>) -> S<'a> {
@@ -539,7 +550,7 @@ impl<'a> Prover<'a> {
         }
         let patterns = match (ao.get("patternProperties"), bo.get("patternProperties")) {
             (None, None) => Vec::new(),
-            (Some(x), Some(y)) if x == y && (self.same_defs || !has_ref(x)) => {
+            (Some(x), Some(y)) if x == y && self.same_meaning(x) => {
                 let mut compiled = Vec::new();
                 for pattern in x.as_object().map(Map::keys).into_iter().flatten() {
                     let regex = regex::Regex::new(pattern).map_err(|_| {
@@ -860,6 +871,46 @@ pub fn has_ref(schema: &Value) -> bool {
     }
 }
 
+/// Whether a schema has a `$ref` that does not point into `$defs` or `definitions` (including
+/// `#` itself), or a dynamic reference.
+#[must_use]
+pub fn refs_outside_defs(schema: &Value) -> bool {
+    match schema {
+        Value::Object(o) => o.iter().any(|(k, v)| {
+            let outside = match (k.as_str(), v) {
+                ("$ref", Value::String(r)) => {
+                    !(r.starts_with("#/$defs/") || r.starts_with("#/definitions/"))
+                }
+                ("$dynamicRef" | "$recursiveRef", _) => true,
+                _ => false,
+            };
+            outside || refs_outside_defs(v)
+        }),
+        Value::Array(items) => items.iter().any(refs_outside_defs),
+        _ => false,
+    }
+}
+
+/// Every `$ref` string in a schema.
+#[must_use]
+pub fn refs(schema: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref") {
+                    out.push(r.as_str());
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Resolves a local `$ref` (`#` or `#/json/pointer`) within `root`.
 #[must_use]
 pub fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
@@ -1067,6 +1118,18 @@ mod tests {
         assert!(!proved(&wider, &tree));
         let empty_cycle = json!({"$ref": "#"});
         assert!(!proved(&empty_cycle, &json!({"type": "string"})));
+    }
+
+    #[test]
+    fn equal_refs_into_different_places_are_not_taken_as_equal() {
+        let a = json!({"properties": {"a": {"type": "string"}, "b": {"$ref": "#/properties/a"}}});
+        let b = json!({"properties": {"a": {"type": "integer"}, "b": {"$ref": "#/properties/a"}}});
+        assert!(Prover::new(&a, &b).includes().is_err());
+        let d1 =
+            json!({"$defs": {"x": {"type": "string"}}, "properties": {"b": {"$ref": "#/$defs/x"}}});
+        let d2 = json!({"$defs": {"x": {"type": "integer"}}, "properties": {"b": {"$ref": "#/$defs/x"}}});
+        assert!(Prover::new(&d1, &d2).includes().is_err());
+        assert!(Prover::new(&d1, &d1.clone()).includes().is_ok());
     }
 
     #[test]
