@@ -213,3 +213,20 @@ fn snapshot_of_a_live_server() {
     let run = mcp_fuzz(["snapshot", "--", "/nonexistent/server"]);
     run.assert_code(3);
 }
+
+#[test]
+fn snapshot_over_http_lists_the_same_tools_and_keeps_headers_out() {
+    let token = "diff-s3cr3t-789";
+    let http = crate::http::HttpServer::start(token);
+    let header = format!("Authorization: Bearer {token}");
+    let run = mcp_fuzz(["snapshot", "--http", &http.url, "--header", &header]);
+    run.assert_code(code::SUCCESS);
+    assert!(!run.stdout.contains(token) && !run.stderr.contains(token));
+    let over_http: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let stdio = mcp_fuzz(["snapshot", "--", server("fx-healthy").to_str().expect("utf-8")]);
+    let over_stdio: Value = serde_json::from_str(&stdio.stdout).expect("JSON");
+    assert_eq!(over_http["tools"], over_stdio["tools"]);
+    let wrong =
+        mcp_fuzz(["snapshot", "--http", &http.url, "--header", "Authorization: Bearer nope"]);
+    wrong.assert_code(3);
+}

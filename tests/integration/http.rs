@@ -15,14 +15,14 @@ const TOKEN: &str = "s3cr3t-token-123";
 const WRONG_TOKEN: &str = "wr0ng-token-456";
 
 /// A running `fx-http`, killed on drop (also when the test panics).
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl HttpServer {
     /// Starts `fx-http` requiring `Authorization: Bearer <token>` and reads its URL.
-    fn start(token: &str) -> Self {
+    pub(crate) fn start(token: &str) -> Self {
         let mut child = Command::new(server("fx-http"))
             .env("FX_REQUIRE_TOKEN", token)
             .stdin(Stdio::null())
