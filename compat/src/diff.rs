@@ -471,8 +471,12 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
     let covers = |set: &Option<Vec<String>>, t: &str| {
         set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")))
     };
-    let (ot, nt) = (types(o), types(n));
-    if ot != nt {
+    let (mut ot, nt) = (types(o), types(n));
+    if !output && at.is_empty() && ot.is_none() {
+        // Tool arguments are always objects: an untyped old root only ever saw objects.
+        ot = Some(vec!["object".to_owned()]);
+    }
+    if ot != nt && !(nt.is_none() && !output && at.is_empty()) {
         let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
         if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
             push(
