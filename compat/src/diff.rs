@@ -791,3 +791,65 @@ pub fn to_json(
         "entries": entries,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::parse_capture;
+
+    fn one(input: &Value) -> Capture {
+        parse_capture(&json!({"tools": [{"name": "t", "inputSchema": input}]}).to_string())
+            .expect("capture")
+    }
+
+    fn input_entry(old: &Value, new: &Value, options: &Options) -> (Entry, bool) {
+        let d = diff(&one(old), &one(new), options);
+        let entry = d.entries.into_iter().find(|e| e.direction == Direction::Input).expect("input");
+        (entry, d.budget_exhausted)
+    }
+
+    #[test]
+    fn bounds_give_unknown_with_the_reason() {
+        let old =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let new = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}, "required": ["n"]});
+        let (entry, _) = input_entry(&old, &new, &Options::default());
+        assert_eq!(entry.verdict, Verdict::Breaking);
+        let zero = Options { time_budget: Duration::ZERO, ..Options::default() };
+        let (entry, exhausted) = input_entry(&old, &new, &zero);
+        assert_eq!(entry.verdict, Verdict::Unknown);
+        assert!(exhausted && entry.reason.contains("time budget"), "{}", entry.reason);
+        assert!(
+            entry.reason.contains("at `/n`: the target bounds numbers"),
+            "the failed proof step is named: {}",
+            entry.reason
+        );
+        let few = Options { max_candidates: 1, ..Options::default() };
+        let (entry, exhausted) = input_entry(&old, &new, &few);
+        assert_eq!(entry.verdict, Verdict::Unknown);
+        assert!(
+            !exhausted && entry.reason.contains("no witness among 1 candidates"),
+            "{}",
+            entry.reason
+        );
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_witness() {
+        let old = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3,9}$"}}, "required": ["s"]});
+        let new = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-f]{3,9}$"}}, "required": ["s"]});
+        let options = Options { seed: 42, ..Options::default() };
+        let (a, _) = input_entry(&old, &new, &options);
+        let (b, _) = input_entry(&old, &new, &options);
+        assert_eq!(a.verdict, Verdict::Breaking);
+        assert_eq!(a.witness, b.witness);
+    }
+
+    #[test]
+    fn unreadable_schemas_are_unknown_not_errors() {
+        let (entry, _) =
+            input_entry(&json!({"type": "object"}), &json!({"type": 5}), &Options::default());
+        assert_eq!(entry.verdict, Verdict::Unknown);
+        assert!(entry.changes.iter().any(|c| c.id == "input-schema-unreadable"));
+    }
+}
