@@ -351,9 +351,19 @@ fn judge(
         &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }),
         direction == Direction::Output,
     );
-    let prover = Prover::new(&ns, &nt);
-    let proof =
-        if direction == Direction::Input { prover.objects_at_root() } else { prover }.includes();
+    let moved = |schema: &Value, dialect| {
+        crate::prove::refs(schema)
+            .into_iter()
+            .find(|r| crate::dialect::ref_may_have_moved(r, dialect))
+            .map(str::to_owned)
+    };
+    let proof = match moved(source, sg.dialect()).or_else(|| moved(target, tg.dialect())) {
+        Some(reference) => {
+            Err(format!("`$ref` `{reference}` points into a part the draft rewrite moves"))
+        }
+        // Arguments and structuredContent are JSON objects: only objects count at the root.
+        None => Prover::new(&ns, &nt).objects_at_root().includes(),
+    };
     let not_proved = match proof {
         Ok(()) => {
             entry.reason = "proved: every value the source allows, the target allows".into();
@@ -372,7 +382,7 @@ fn judge(
         max_candidates: options.max_candidates,
         deadline: Some(deadline),
         seed: options.seed ^ fnv(tool),
-        objects_only: direction == Direction::Input,
+        objects_only: true,
     };
     match witness::search(&sg, &tg, &witness::declared_names(source), budget) {
         Search::Found(w, tried) => {
@@ -472,11 +482,11 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
         set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")))
     };
     let (mut ot, nt) = (types(o), types(n));
-    if !output && at.is_empty() && ot.is_none() {
-        // Tool arguments are always objects: an untyped old root only ever saw objects.
+    if at.is_empty() && ot.is_none() {
+        // Arguments and structuredContent are always objects: an untyped root only sees objects.
         ot = Some(vec!["object".to_owned()]);
     }
-    if ot != nt && !(nt.is_none() && !output && at.is_empty()) {
+    if ot != nt && !(nt.is_none() && at.is_empty()) {
         let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
         if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
             push(
@@ -843,6 +853,18 @@ mod tests {
         let (b, _) = input_entry(&old, &new, &options);
         assert_eq!(a.verdict, Verdict::Breaking);
         assert_eq!(a.witness, b.witness);
+    }
+
+    #[test]
+    fn refs_into_rewritten_draft7_parts_are_not_proved() {
+        let schema = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"p": {"type": "array", "items": [{"type": "string"}]},
+                           "q": {"$ref": "#/properties/p/items/0"}}});
+        let mut wider = schema.clone();
+        wider["properties"]["p"]["description"] = json!("only a description changed");
+        let (entry, _) = input_entry(&schema, &wider, &Options::default());
+        assert_eq!(entry.verdict, Verdict::Unknown, "{}", entry.reason);
+        assert!(entry.reason.contains("draft rewrite"), "{}", entry.reason);
     }
 
     #[test]
