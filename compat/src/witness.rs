@@ -190,71 +190,78 @@ pub fn declared_names(schema: &Value) -> Declared {
 /// moves numbers towards zero; stops at a local minimum or after [`MAX_SHRINK_CHECKS`].
 pub fn shrink(mut value: Value, keep: impl Fn(&Value) -> bool) -> Value {
     let mut checks = 0;
-    'outer: loop {
+    loop {
+        let mut next = None;
         for smaller in reductions(&value) {
             checks += 1;
             if checks > MAX_SHRINK_CHECKS {
-                break 'outer;
+                break;
             }
             if keep(&smaller) {
-                value = smaller;
-                continue 'outer;
+                next = Some(smaller);
+                break;
             }
         }
-        break;
+        match next {
+            Some(smaller) => value = smaller,
+            None => return value,
+        }
     }
-    value
 }
 
 /// Simpler variants of a value, simplest first; each differs in one place.
-fn reductions(value: &Value) -> Vec<Value> {
+fn reductions(value: &Value) -> Box<dyn Iterator<Item = Value> + '_> {
+    // Lazy: a large witness makes many variants, and shrinking usually takes an early one.
     match value {
         Value::Object(o) => {
-            let mut out = Vec::new();
-            for key in o.keys() {
+            let removals = o.keys().map(move |key| {
                 let mut smaller = o.clone();
                 smaller.shift_remove(key);
-                out.push(Value::Object(smaller));
-            }
-            for (key, child) in o {
-                for reduced in reductions(child) {
+                Value::Object(smaller)
+            });
+            let nested = o.iter().flat_map(move |(key, child)| {
+                reductions(child).map(move |reduced| {
                     let mut smaller: Map<String, Value> = o.clone();
                     smaller.insert(key.clone(), reduced);
-                    out.push(Value::Object(smaller));
-                }
-            }
-            out
+                    Value::Object(smaller)
+                })
+            });
+            Box::new(removals.chain(nested))
         }
         Value::Array(items) => {
-            let mut out = Vec::new();
-            if items.len() > 1 {
-                out.push(Value::Array(items[..items.len() / 2].to_vec()));
-            }
-            for index in 0..items.len() {
+            let half = (items.len() > 1).then(|| Value::Array(items[..items.len() / 2].to_vec()));
+            let removals = (0..items.len()).map(move |index| {
                 let mut smaller = items.clone();
                 smaller.remove(index);
-                out.push(Value::Array(smaller));
-            }
+                Value::Array(smaller)
+            });
             // Equal items shrink together first, so that duplicates stay duplicates.
-            for (index, child) in items.iter().enumerate() {
+            let nested = items.iter().enumerate().flat_map(move |(index, child)| {
                 let repeated = items.iter().filter(|other| *other == child).count() > 1;
-                for reduced in reductions(child) {
-                    let mut smaller = items.clone();
+                reductions(child).flat_map(move |reduced| {
+                    let mut together = None;
                     if repeated {
+                        let mut smaller = items.clone();
                         for item in &mut smaller {
                             if item == child {
                                 *item = reduced.clone();
                             }
                         }
-                        out.push(Value::Array(smaller.clone()));
-                        smaller = items.clone();
+                        together = Some(Value::Array(smaller));
                     }
+                    let mut smaller = items.clone();
                     smaller[index] = reduced;
-                    out.push(Value::Array(smaller));
-                }
-            }
-            out
+                    together.into_iter().chain(std::iter::once(Value::Array(smaller)))
+                })
+            });
+            Box::new(half.into_iter().chain(removals).chain(nested))
         }
+        other => Box::new(scalar_reductions(other).into_iter()),
+    }
+}
+
+fn scalar_reductions(value: &Value) -> Vec<Value> {
+    match value {
         Value::String(s) if !s.is_empty() => {
             let chars: Vec<char> = s.chars().collect();
             let mut out = vec![json!("")];
