@@ -230,3 +230,32 @@ fn snapshot_over_http_lists_the_same_tools_and_keeps_headers_out() {
         mcp_fuzz(["snapshot", "--http", &http.url, "--header", "Authorization: Bearer nope"]);
     wrong.assert_code(3);
 }
+
+#[test]
+fn snapshot_reads_every_page_and_leaves_malformed_tools_out_with_a_warning() {
+    let run = mcp_fuzz(["snapshot", "--", server("fx-paged").to_str().expect("utf-8")]);
+    run.assert_code(code::SUCCESS);
+    let doc: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let names: Vec<&str> =
+        doc["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["tool_1", "tool_2", "tool_3", "tool_4", "tool_5", "tool_6", "tool_7"]);
+
+    let run = mcp_fuzz(["snapshot", "--", server("fx-malformed-tool").to_str().expect("utf-8")]);
+    run.assert_code(code::SUCCESS);
+    let doc: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let names: Vec<&str> =
+        doc["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["good"]);
+    let skipped = doc["skipped"].as_array().expect("skipped items are recorded");
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        run.stderr.contains("broken_schema") && run.stderr.contains("left out"),
+        "{}",
+        run.stderr
+    );
+
+    let run = mcp_fuzz(["snapshot", "--", server("fx-cursor-loop").to_str().expect("utf-8")]);
+    run.assert_code(code::SUCCESS);
+    let doc: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(doc["truncated"].as_str().is_some_and(|t| t.contains("repeated the cursor")), "{doc}");
+}
