@@ -220,6 +220,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Unrelated pairs: whenever the prover claims inclusion, no value of the first schema (its
+    /// boundary values and 200 random ones) fails the second.
+    #[test]
+    fn proofs_over_unrelated_and_widened_pairs_are_sound(
+        a in schema(), b in schema(), choice in 0_usize..16, widen in any::<bool>(), seed in 0_u64..1000,
+    ) {
+        // Either two unrelated schemas, or a narrowing of `b` against `b` (mostly included).
+        let a = if widen { narrow(&b, choice).unwrap_or(a) } else { a };
+        let (wa, wb) = (wrap(&a), wrap(&b));
+        if Prover::new(&wa, &wb).without_equality_shortcut().includes().is_err() {
+            return Ok(());
+        }
+        let vb = oracle(&wb);
+        let generator = Generator::compile(&wa).expect("compiles");
+        for value in generator.boundary().unwrap_or_default() {
+            prop_assert!(vb.is_valid(&value), "proved {a} ⊆ {b} but {value} breaks");
+        }
+        let mut sampler = generator.sampler(seed);
+        for _ in 0..200 {
+            let Ok(value) = sampler.valid() else { break };
+            prop_assert!(vb.is_valid(&value), "proved {a} ⊆ {b} but {value} breaks");
+        }
+    }
+}
+
 #[test]
 fn corpus_schemas_are_proved_included_in_themselves_structurally() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/tools-list");
