@@ -52,6 +52,10 @@ pub enum Command {
     /// direction is compatible (proved), breaking (a shrunk witness), review or unknown.
     /// Exit 0 when the --fail-on policy passes, 1 when it fails, 2 for bad input.
     Diff(DiffArgs),
+
+    /// Work with saved run reports (`report merge`).
+    #[command(subcommand)]
+    Report(ReportCommand),
 }
 
 /// Arguments of `mcp-fuzz snapshot`.
@@ -157,6 +161,68 @@ pub enum DiffFormat {
     Sarif,
 }
 
+/// `mcp-fuzz report ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Merge the JSON reports of shards (`run --partition`) into one report and one score.
+    ///
+    /// Exits like `run` would have for the whole server: 1 on findings (or below --fail-under),
+    /// 4 when no shard tested a tool, 2 when the reports come from different runs.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `mcp-fuzz report merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shard reports (`run --format json` / `--output`), from the same run (seed, server).
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+
+    /// Exit 1 when the merged crash-resilience score is below P percent.
+    #[arg(long, value_name = "P", help_heading = "Policy")]
+    pub fail_under: Option<f64>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The one-screen summary (stdout only).
+    Human,
+    /// The versioned JSON report (docs/report.schema.json); file report.json.
+    Json,
+    /// JUnit XML, one test case per tool and check; file report.junit.xml.
+    Junit,
+    /// SARIF 2.1.0 with stable rule ids; file report.sarif.
+    Sarif,
+    /// Markdown for a PR comment or job summary; file report.md.
+    Markdown,
+}
+
+/// Where reports go (shared by `run` and `report merge`).
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Report format (repeatable or comma-separated). More than one needs --output-dir.
+    #[arg(long, value_enum, value_name = "FORMAT", value_delimiter = ',', help_heading = "Output")]
+    pub format: Vec<Format>,
+
+    /// Same as --format json.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+
+    /// Write each format to DIR (report.json, report.junit.xml, report.sarif, report.md),
+    /// atomically; `human` still goes to stdout. Without --format: human on stdout and all four
+    /// files.
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub output_dir: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+}
+
 /// How to reach the server (shared by `run` and `call`).
 #[derive(Debug, Args)]
 pub struct TargetArgs {
@@ -228,13 +294,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Generation")]
     pub seed: u64,
 
-    /// Print one JSON report on stdout instead of the human summary.
-    #[arg(long, help_heading = "Output")]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 
-    /// Also write the JSON report to FILE (atomically).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub output: Option<PathBuf>,
+    /// Findings listed in FILE (see README: Baseline) do not fail the run; listed findings that
+    /// no longer occur are reported as stale.
+    #[arg(long, value_name = "FILE", help_heading = "Policy")]
+    pub baseline: Option<PathBuf>,
+
+    /// Rewrite the --baseline file with this run's findings (atomically; left untouched when the
+    /// run does not complete).
+    #[arg(long, requires = "baseline", help_heading = "Policy")]
+    pub update_baseline: bool,
+
+    /// Run only a deterministic share of the tools: hash:M/N (by tool name) or count:M/N
+    /// (round-robin over the selectable tools). Merge the shards with `mcp-fuzz report merge`.
+    #[arg(long, value_name = "SCHEME:M/N", help_heading = "Selection")]
+    pub partition: Option<mcp_fuzz_engine::partition::Partition>,
 }
 
 /// Arguments of `mcp-fuzz call`.

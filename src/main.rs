@@ -10,6 +10,7 @@ mod errors;
 mod exit_code;
 mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod report;
 mod run_cmd;
 mod snapshot_cmd;
 mod tools_list;
@@ -45,13 +46,14 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Call(args) => run_cmd::call_command(args),
         cli::Command::Snapshot(args) => snapshot_cmd::run(args).map(|()| exit_code::SUCCESS),
         cli::Command::Diff(args) => diff_cmd::run(args),
+        cli::Command::Report(cli::ReportCommand::Merge(args)) => run_cmd::merge_command(args),
     }
 }
 
 /// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`.
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     const TOP_LEVEL: &[&str] =
-        &["gen", "run", "call", "snapshot", "diff", "help", "-h", "--help", "-V", "--version"];
+        &["gen", "run", "call", "snapshot", "diff", "report", "help", "-h", "--help", "-V", "--version"];
     let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
     if let Some(first) = first
         && !TOP_LEVEL.contains(&first.as_str())

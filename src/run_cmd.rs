@@ -1,14 +1,17 @@
 //! `mcp-fuzz run` and `mcp-fuzz call`: resolve the flags, drive the engine, render the report and
 //! pick the exit code.
 
-use crate::cli::{CallArgs, RunArgs, TargetArgs};
+use crate::cli::{CallArgs, Format, MergeArgs, OutputArgs, RunArgs, TargetArgs};
 use crate::errors::CliError;
 use crate::exit_code;
+use crate::report::{self, baseline::Baseline, merge::merge, model::Doc};
 use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::classify::classify;
 use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
-use mcp_fuzz_engine::run::{Report, RunConfig, RunError, run};
+use mcp_fuzz_engine::run::{Progress, RunConfig, RunError, run};
 use std::fmt::Write as _;
+use std::io::IsTerminal as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
@@ -76,6 +79,10 @@ pub(crate) fn connect_options(args: &TargetArgs) -> anyhow::Result<ConnectOption
 
 /// `mcp-fuzz run`.
 pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
+    let plan = OutputPlan::resolve(&args.output)?;
+    // Read the baseline first: a bad file is a usage error before any server is started.
+    let baseline =
+        args.baseline.as_deref().map(|p| Baseline::load(p, args.update_baseline)).transpose()?;
     let cfg = RunConfig {
         target: target(&args.target)?,
         connect: connect_options(&args.target)?,
@@ -86,15 +93,20 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         tools: args.tools.clone(),
         skip_tools: args.skip_tools.clone(),
         max_pages: 100,
+        partition: args.partition,
     };
+    let bar = progress_bar(plan.stdout_is_machine());
     // Ctrl-C: the server lives in its own process group and does not get the terminal's SIGINT;
     // dropping the run drops its connection, which kills that group.
     let outcome = runtime()?.block_on(async {
         tokio::select! {
-            r = run(&cfg, |_| {}) => Some(r),
+            r = run(&cfg, |p| show_progress(bar.as_ref(), p)) => Some(r),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
     let Some(outcome) = outcome else {
         return Err(CliError::Interrupted.into());
     };
@@ -117,43 +129,179 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(CliError::ServerStart(format!("{e}")).into()),
     };
-    if let Some(path) = &args.output {
-        write_atomically(
-            path,
-            &serde_json::to_vec_pretty(&report).context("failed to serialise the report")?,
-        )?;
+    let mut doc = Doc::from_report(&report);
+    doc.partition = args.partition.map(|p| p.to_string());
+    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        b.apply(&mut doc, &path.display().to_string());
     }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).context("failed to write the report")?;
-        writeln!(out).context("failed to write the report")?;
-    } else {
-        out.write_all(human(&report, &cfg.target).as_bytes())
-            .context("failed to write the report")?;
+    plan.emit(&doc)?;
+    if let (true, Some(b), Some(path)) = (args.update_baseline, &baseline, &args.baseline) {
+        write_atomically(path, &b.updated(&doc).to_bytes())?;
     }
-    Ok(verdict(&report, args.fail_under))
+    Ok(verdict(&doc, args.fail_under))
 }
 
-/// The exit code of a finished run.
-fn verdict(report: &Report, fail_under: Option<f64>) -> u8 {
-    if report.tested() == 0 {
-        return exit_code::NO_TOOLS;
+/// `mcp-fuzz report merge`.
+pub fn merge_command(args: &MergeArgs) -> anyhow::Result<u8> {
+    let plan = OutputPlan::resolve(&args.output)?;
+    let mut shards = Vec::new();
+    for path in &args.reports {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| CliError::Read { origin: origin.clone(), error })?;
+        let doc: Doc = serde_json::from_str(&text).map_err(|e| {
+            CliError::Usage(format!(
+                "failed to read {origin} as an mcp-fuzz JSON report: {e}; pass the files written by `mcp-fuzz run --format json` or --output"
+            ))
+        })?;
+        shards.push((origin, doc));
+    }
+    let merged = merge(shards)?;
+    plan.emit(&merged)?;
+    Ok(verdict(&merged, args.fail_under))
+}
+
+/// Where each requested format goes.
+struct OutputPlan {
+    /// The format printed on stdout, if any.
+    stdout: Option<Format>,
+    /// Formats written under a directory.
+    files: Vec<Format>,
+    dir: Option<std::path::PathBuf>,
+    json_file: Option<std::path::PathBuf>,
+}
+
+impl OutputPlan {
+    fn resolve(args: &OutputArgs) -> anyhow::Result<Self> {
+        let mut formats: Vec<Format> = Vec::new();
+        for f in args.format.iter().copied().chain(args.json.then_some(Format::Json)) {
+            if !formats.contains(&f) {
+                formats.push(f);
+            }
+        }
+        let Some(dir) = &args.output_dir else {
+            if formats.len() > 1 {
+                let names: Vec<&str> = formats.iter().map(|f| format_name(*f)).collect();
+                return Err(CliError::Usage(format!(
+                    "--format {} asks for {} documents but stdout holds one; add --output-dir DIR to write them to files",
+                    names.join(","),
+                    formats.len()
+                ))
+                .into());
+            }
+            return Ok(Self {
+                stdout: Some(formats.first().copied().unwrap_or(Format::Human)),
+                files: Vec::new(),
+                dir: None,
+                json_file: args.output.clone(),
+            });
+        };
+        if formats.is_empty() {
+            formats =
+                vec![Format::Human, Format::Json, Format::Junit, Format::Sarif, Format::Markdown];
+        }
+        Ok(Self {
+            stdout: formats.contains(&Format::Human).then_some(Format::Human),
+            files: formats.into_iter().filter(|f| *f != Format::Human).collect(),
+            dir: Some(dir.clone()),
+            json_file: args.output.clone(),
+        })
+    }
+
+    /// Whether stdout carries a machine-readable document (then no progress bar).
+    fn stdout_is_machine(&self) -> bool {
+        self.stdout.is_some_and(|f| f != Format::Human)
+    }
+
+    fn emit(&self, doc: &Doc) -> anyhow::Result<()> {
+        if let Some(path) = &self.json_file {
+            write_atomically(path, report::json(doc).as_bytes())?;
+        }
+        if let Some(dir) = &self.dir {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!(
+                    "failed to create --output-dir {}; check the path and permissions",
+                    dir.display()
+                )
+            })?;
+            for f in &self.files {
+                let name = report::file_name(*f).expect("only file formats are listed");
+                write_atomically(&dir.join(name), report::render(doc, *f).as_bytes())?;
+            }
+        }
+        if let Some(f) = self.stdout {
+            let mut out = std::io::stdout().lock();
+            out.write_all(report::render(doc, f).as_bytes())
+                .context("failed to write the report")?;
+            out.flush().context("failed to write the report")?;
+        }
+        Ok(())
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Human => "human",
+        Format::Json => "json",
+        Format::Junit => "junit",
+        Format::Sarif => "sarif",
+        Format::Markdown => "markdown",
+    }
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and stdout is not a machine format.
+fn progress_bar(stdout_is_machine: bool) -> Option<ProgressBar> {
+    if stdout_is_machine || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases, {msg}",
+    )
+    .expect("the progress template is valid");
+    bar.set_style(style);
+    Some(bar)
+}
+
+fn show_progress(bar: Option<&ProgressBar>, p: Progress) {
+    if let Some(b) = bar {
+        b.set_length(p.planned);
+        b.set_position(p.done);
+        b.set_message(format!("{} findings, {} restarts", p.findings, p.restarts));
+    }
+}
+
+/// The exit code of a finished run (or of merged shards).
+fn verdict(doc: &Doc, fail_under: Option<f64>) -> u8 {
+    if doc.tested() == 0 {
+        // A shard whose share holds no testable tool is not a failure of the server: the merged
+        // report decides.
+        let empty_shard = doc.partition.is_some()
+            && doc
+                .tools
+                .iter()
+                .any(|t| t.reason.as_deref().is_some_and(|r| r.starts_with("not in partition")));
+        if !empty_shard {
+            return exit_code::NO_TOOLS;
+        }
     }
     match fail_under {
         Some(p) => {
-            if report.score.percent.is_some_and(|s| s < p)
-                || (report.score.percent.is_none() && report.failures() > 0)
+            if doc.score.percent.is_some_and(|s| s < p)
+                || (doc.score.percent.is_none() && doc.failures() > 0)
             {
                 exit_code::FINDINGS
             } else {
                 exit_code::SUCCESS
             }
         }
-        None if report.failures() > 0 => exit_code::FINDINGS,
+        None if doc.failures() > 0 => exit_code::FINDINGS,
         None => exit_code::SUCCESS,
     }
 }
 
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees a partial file.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| Path::new("."));
     let tmp = dir.join(format!(
@@ -169,114 +317,6 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> 
     })?;
     std::fs::rename(&tmp, path)
         .with_context(|| format!("failed to move the report into {}", path.display()))
-}
-
-/// Quotes a word for a POSIX shell.
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
-fn replay_line(
-    target: &Target,
-    tool: &str,
-    args: &serde_json::Map<String, serde_json::Value>,
-) -> String {
-    let json = serde_json::Value::Object(args.clone()).to_string();
-    let server = match target {
-        Target::Stdio { command, env, .. } => {
-            let envs: String = env.iter().map(|(k, _)| format!(" --env {k}=…")).collect();
-            format!(
-                "{envs} -- {}",
-                command.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
-            )
-        }
-        Target::Http { url, headers } => {
-            let hs: String = headers
-                .iter()
-                .map(|(k, _)| format!(" --header {}", shell_quote(&format!("{k}: …"))))
-                .collect();
-            format!(" --http {}{hs}", shell_quote(url))
-        }
-    };
-    format!("mcp-fuzz call --tool {} --args {}{server}", shell_quote(tool), shell_quote(&json))
-}
-
-/// The one-screen human summary.
-fn human(r: &Report, target: &Target) -> String {
-    let mut s = String::new();
-    let name = r.server.name.as_deref().unwrap_or("(unnamed server)");
-    let _ = writeln!(
-        s,
-        "mcp-fuzz {}: {name} {} (protocol {}), seed {}\n",
-        r.tool_version,
-        r.server.version.as_deref().unwrap_or(""),
-        r.server.protocol_version.as_deref().unwrap_or("?"),
-        r.seed
-    );
-    let width = r.tools.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).clamp(4, 40);
-    let _ = writeln!(
-        s,
-        "{:<width$}  {:<12} {:>6} {:>8} {:>9} {:>7}",
-        "TOOL", "STATUS", "CASES", "INVALID", "GRACEFUL", "SCORE"
-    );
-    for t in &r.tools {
-        let total = t.cases.boundary + t.cases.valid + t.cases.invalid;
-        if t.status == "tested" || t.status == "gave-up" {
-            let score = t.score.map_or("-".to_owned(), |p| format!("{p:.1}%"));
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:<12} {total:>6} {:>8} {:>9} {score:>7}",
-                t.name, t.status, t.cases.invalid, t.graceful
-            );
-        } else {
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:<12} {}",
-                t.name,
-                t.status,
-                t.reason.as_deref().unwrap_or("")
-            );
-        }
-    }
-    let shown: Vec<_> = r.findings.iter().filter(|f| f.severity != "info").collect();
-    let infos = r.findings.len() - shown.len();
-    let _ = writeln!(
-        s,
-        "\nFindings: {} ({} failures{})",
-        shown.len(),
-        r.failures(),
-        if infos > 0 { format!(", {infos} info not shown") } else { String::new() }
-    );
-    for f in shown {
-        let tool = f.tool.as_deref().unwrap_or("server");
-        let _ = writeln!(s, "\n  [{}] {tool}: {} - {}", f.severity, f.kind, f.message);
-        if let Some(a) = &f.arguments {
-            let _ = writeln!(s, "      arguments: {}", serde_json::Value::Object(a.clone()));
-        }
-        if let Some(mcp_fuzz_engine::classify::Outcome::Exited { stderr, .. }) = &f.outcome {
-            for line in stderr.iter().rev().take(3).rev() {
-                let _ = writeln!(s, "      stderr: {line}");
-            }
-        }
-        if let (Some(tool), Some(a)) = (&f.tool, &f.arguments) {
-            let _ = writeln!(s, "      replay: {}", replay_line(target, tool, a));
-        }
-    }
-    let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
-        format!(
-            "{p:.1}% ({}): {} of {} invalid cases handled gracefully",
-            r.score.grade.unwrap_or("?"),
-            r.score.graceful,
-            r.score.scored
-        )
-    });
-    let _ = writeln!(s, "\nCrash-resilience score: {score}");
-    let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
-    s
 }
 
 /// `mcp-fuzz call`.
@@ -301,16 +341,4 @@ pub fn call_command(args: &CallArgs) -> anyhow::Result<u8> {
     serde_json::to_writer_pretty(&mut out, &outcome).context("failed to write the outcome")?;
     writeln!(out).context("failed to write the outcome")?;
     Ok(if outcome.is_failure() { exit_code::FINDINGS } else { exit_code::SUCCESS })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting() {
-        assert_eq!(shell_quote("abc"), "abc");
-        assert_eq!(shell_quote("{\"a\":1}"), "'{\"a\":1}'");
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
-    }
 }

@@ -8,6 +8,7 @@
 
 pub mod classify;
 pub mod client;
+pub mod partition;
 pub mod plan;
 pub mod run;
 pub mod tools;

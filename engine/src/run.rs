@@ -40,6 +40,8 @@ pub struct RunConfig {
     pub skip_tools: Vec<String>,
     /// `tools/list` page cap.
     pub max_pages: usize,
+    /// Only this shard of the selectable tools (`--partition`); the others are skipped.
+    pub partition: Option<crate::partition::Partition>,
 }
 
 /// A tool's status in the report.
@@ -169,6 +171,10 @@ pub struct Progress {
     pub done: u64,
     /// Cases planned so far (grows as tools are planned).
     pub planned: u64,
+    /// Findings so far (updated after each tool).
+    pub findings: u64,
+    /// Server restarts so far.
+    pub restarts: u64,
 }
 
 /// Why a run could not happen at all.
@@ -200,7 +206,9 @@ pub fn glob(pattern: &str, name: &str) -> bool {
     rec(&p, &n)
 }
 
-fn grade(p: f64) -> &'static str {
+/// The letter grade of a score in percent.
+#[must_use]
+pub fn grade(p: f64) -> &'static str {
     match p {
         p if p >= 95.0 => "A",
         p if p >= 85.0 => "B",
@@ -278,7 +286,8 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         findings.push(general(None, "tools-list-truncated", "warning", t.clone()));
     }
     let mut tools_report = Vec::new();
-    let mut prog = Progress { done: 0, planned: 0 };
+    let mut prog = Progress { done: 0, planned: 0, findings: 0, restarts: 0 };
+    let mut dealt: u64 = 0;
     let mut seen_names: Vec<&str> = Vec::new();
     for tool in &listing.tools {
         if seen_names.contains(&tool.name.as_str()) {
@@ -301,7 +310,12 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             score: None,
             outcomes: std::collections::BTreeMap::new(),
         };
-        if let Some(reason) = skip_reason(tool, cfg) {
+        let outside = |dealt: &mut u64| {
+            let p = cfg.partition?;
+            *dealt += 1;
+            (!p.contains(&tool.name, *dealt - 1)).then(|| p.skip_reason())
+        };
+        if let Some(reason) = skip_reason(tool, cfg).or_else(|| outside(&mut dealt)) {
             tr.status = "skipped";
             tr.reason = Some(reason);
             tools_report.push(tr);
@@ -366,6 +380,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 Mode::Invalid => tr.cases.invalid += 1,
             }
             prog.done += 1;
+            prog.restarts = state.restarts;
             progress(prog);
             results.push((case, outcome));
             if tool_restarts > MAX_RESTARTS_PER_TOOL {
@@ -498,6 +513,8 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             }
         }
         findings.extend(tool_findings);
+        prog.findings = findings.len() as u64;
+        progress(prog);
         tools_report.push(tr);
     }
     if let Some(c) = &state.conn {

@@ -11,15 +11,23 @@
 
 use std::fmt::Write as _;
 
-/// Escapes inline text: Markdown punctuation gets a backslash, `<`, `>` and `&` become
-/// entities (GitHub renders raw HTML), and line breaks become spaces.
+/// Escapes inline text: emphasis, code, link, table and strikethrough punctuation gets a
+/// backslash (`\\ ` * _ [ ] | ~`), as does a leading `#`, `+`, `-`, `=` or ordered-list number
+/// that would start a block; `<`, `>` and `&` become entities (GitHub renders raw HTML); line
+/// breaks become spaces and other control characters a visible `\u{..}`.
 #[must_use]
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let mut out = String::with_capacity(s.len() + 8);
+    let digits = s.chars().take_while(char::is_ascii_digit).count();
+    for (i, c) in s.chars().enumerate() {
+        let block_start = (i == 0 && matches!(c, '#' | '+' | '-' | '='))
+            || (i == digits && digits > 0 && matches!(c, '.' | ')'));
         match c {
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '.'
-            | '!' | '|' | '~' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ if block_start => {
                 out.push('\\');
                 out.push(c);
             }
@@ -117,9 +125,12 @@ mod tests {
     #[test]
     fn text_escapes_markdown_and_html() {
         assert_eq!(
-            text("a*b_c [x](y) <script> & |"),
-            "a\\*b\\_c \\[x\\]\\(y\\) &lt;script&gt; &amp; \\|"
+            text("a*b_c [x](y) <script> & | ~"),
+            "a\\*b\\_c \\[x\\](y) &lt;script&gt; &amp; \\| \\~"
         );
+        assert_eq!(text("# not a heading - x.y"), "\\# not a heading - x.y");
+        assert_eq!(text("12. not a list"), "12\\. not a list");
+        assert_eq!(text("-flag"), "\\-flag");
         assert_eq!(text("line1\nline2"), "line1 line2");
         assert_eq!(text("bell\u{7}"), "bell\\u{7}");
         assert_eq!(text("plain words"), "plain words");

@@ -1,0 +1,177 @@
+//! The one-screen human summary: a per-tool table (tabled), then each finding with its
+//! arguments, outcome and a one-line replay command, then the score.
+
+use super::model::{Doc, FindingDoc};
+use super::replay::replay_line;
+use serde_json::Value;
+use std::fmt::Write as _;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+/// The summary, ending in a newline.
+pub fn render(r: &Doc) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "mcp-fuzz {}: {} {} (protocol {}), seed {}{}\n",
+        r.tool_version,
+        r.server_field("name").unwrap_or("(unnamed server)"),
+        r.server_field("version").unwrap_or(""),
+        r.server_field("protocolVersion").unwrap_or("?"),
+        r.seed,
+        r.partition.as_deref().map_or(String::new(), |p| format!(", partition {p}")),
+    );
+    s.push_str(&tool_table(r));
+    let shown: Vec<&FindingDoc> =
+        r.findings.iter().filter(|f| f.severity != "info" && !f.baselined).collect();
+    let infos = r.findings.iter().filter(|f| f.severity == "info" && !f.baselined).count();
+    let known = r.findings.iter().filter(|f| f.baselined).count();
+    let mut hidden = Vec::new();
+    if infos > 0 {
+        hidden.push(format!("{infos} info not shown"));
+    }
+    if known > 0 {
+        hidden.push(format!("{known} baselined not shown"));
+    }
+    let _ = writeln!(
+        s,
+        "\nFindings: {} ({} failures{})",
+        shown.len(),
+        r.failures(),
+        if hidden.is_empty() { String::new() } else { format!(", {}", hidden.join(", ")) }
+    );
+    for f in shown {
+        finding(&mut s, r, f);
+    }
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(
+            s,
+            "\nBaseline {}: {} known, {} new, {} stale",
+            b.file,
+            b.known,
+            b.new,
+            b.stale.len()
+        );
+        for id in &b.stale {
+            let _ = writeln!(
+                s,
+                "  stale: {} {}{} (no longer occurs; --update-baseline drops it)",
+                id.tool.as_deref().unwrap_or("server"),
+                id.kind,
+                match (&id.mutation, &id.pointer) {
+                    (Some(m), Some(p)) =>
+                        format!(" ({m} at `{}`)", if p.is_empty() { "/" } else { p }),
+                    _ => String::new(),
+                }
+            );
+        }
+    }
+    let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
+        format!(
+            "{p:.1}% ({}): {} of {} invalid cases handled gracefully",
+            r.score.grade.as_deref().unwrap_or("?"),
+            r.score.graceful,
+            r.score.scored
+        )
+    });
+    let _ = writeln!(s, "\nCrash-resilience score: {score}");
+    let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
+    s
+}
+
+/// The per-tool table.
+pub fn tool_table(r: &Doc) -> String {
+    let mut b = Builder::default();
+    b.push_record(["TOOL", "STATUS", "CASES", "INVALID", "GRACEFUL", "SCORE", "FINDINGS", "NOTE"]);
+    for t in &r.tools {
+        let called = t.was_called();
+        let count = |n: u64| if called { n.to_string() } else { "-".into() };
+        let findings = r
+            .findings
+            .iter()
+            .filter(|f| f.tool.as_deref() == Some(t.name.as_str()) && f.severity != "info")
+            .count();
+        b.push_record([
+            t.name.clone(),
+            t.status.clone(),
+            count(t.total_cases()),
+            count(t.cases.invalid),
+            count(t.graceful),
+            t.score.map_or("-".into(), |p| format!("{p:.1}%")),
+            findings.to_string(),
+            if t.status == "tested" { String::new() } else { t.reason.clone().unwrap_or_default() },
+        ]);
+    }
+    let mut table = b.build();
+    table.with(Style::rounded());
+    format!("{table}\n")
+}
+
+fn finding(s: &mut String, r: &Doc, f: &FindingDoc) {
+    let tool = f.tool.as_deref().unwrap_or("server");
+    let _ = writeln!(s, "\n  [{}] {tool}: {} - {}", f.severity, f.kind, f.message);
+    if let Some(c) = &f.case {
+        let _ = writeln!(s, "      case: {c}");
+    }
+    if let Some(a) = &f.arguments {
+        let _ = writeln!(s, "      arguments: {}", Value::Object(a.clone()));
+    }
+    let minimal = f.minimal_arguments();
+    if let Some(m) = minimal.filter(|m| Some(*m) != f.arguments.as_ref()) {
+        let _ = writeln!(s, "      minimal:   {}", Value::Object(m.clone()));
+    }
+    if let Some(o) = &f.outcome {
+        let _ = writeln!(s, "      outcome: {}", outcome_line(o));
+        if let Some(stderr) = o.get("stderr").and_then(Value::as_array) {
+            let lines: Vec<&str> = stderr.iter().filter_map(Value::as_str).collect();
+            for line in &lines[lines.len().saturating_sub(3)..] {
+                let _ = writeln!(s, "      stderr: {line}");
+            }
+        }
+    }
+    if let Some(flaky) = f.flaky() {
+        let _ = writeln!(
+            s,
+            "      {}",
+            if flaky {
+                "flaky: it did not fail on every re-run"
+            } else {
+                "deterministic: it failed on every re-run"
+            }
+        );
+    }
+    if let (Some(tool), Some(a)) = (&f.tool, minimal) {
+        let _ = writeln!(s, "      replay: {}", replay_line(&r.target, tool, a));
+    }
+}
+
+/// The outcome on one line: its kind and its first detail, clipped.
+pub fn outcome_line(o: &Value) -> String {
+    let kind = o.get("kind").and_then(Value::as_str).unwrap_or("?");
+    let detail = match o {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| *k != "kind" && *k != "stderr")
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}: {}", clip(s.lines().next().unwrap_or(""))),
+                Value::Object(e) if k == "exit" => match (e.get("code"), e.get("signal")) {
+                    (Some(c), _) if !c.is_null() => format!("exit status {c}"),
+                    (_, Some(sig)) if !sig.is_null() => format!("killed by signal {sig}"),
+                    _ => "exit status unknown".into(),
+                },
+                other => format!("{k}: {}", clip(&other.to_string())),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    };
+    if detail.is_empty() { kind.to_owned() } else { format!("{kind} ({detail})") }
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 160 {
+        format!("{}…", s.chars().take(160).collect::<String>())
+    } else {
+        s.to_owned()
+    }
+}

@@ -1,0 +1,185 @@
+//! The run report as Markdown for a PR comment or a CI job summary: the score, a per-tool table,
+//! then every finding as a ready-to-paste bug report (what was called, what came back, what was
+//! expected, the minimal arguments, how to reproduce).
+
+use super::human::outcome_line;
+use super::model::{Doc, FindingDoc};
+use super::replay::replay_line;
+use super::rules::rule_for;
+use crate::formats::markdown::{code_block, code_span, details, table, text};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The document, ending in a newline.
+pub fn render(r: &Doc) -> String {
+    let mut s = String::new();
+    let server = format!(
+        "{} {}",
+        r.server_field("name").unwrap_or("(unnamed server)"),
+        r.server_field("version").unwrap_or("")
+    );
+    let _ = writeln!(s, "## mcp-fuzz report: {}\n", text(server.trim()));
+    let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
+        format!(
+            "**{p:.1}% ({})**: {} of {} invalid cases handled gracefully",
+            r.score.grade.as_deref().unwrap_or("?"),
+            r.score.graceful,
+            r.score.scored
+        )
+    });
+    let _ = writeln!(s, "- Crash-resilience score: {score}");
+    let _ = writeln!(s, "- Failures: **{}**", r.failures());
+    let _ = writeln!(
+        s,
+        "- Seed {}, {} calls, {} restarts, {:.1}s, mcp-fuzz {}{}",
+        r.seed,
+        r.calls,
+        r.restarts,
+        r.duration_secs,
+        text(&r.tool_version),
+        r.partition.as_deref().map_or(String::new(), |p| format!(", partition {}", code_span(p)))
+    );
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(
+            s,
+            "- Baseline {}: {} known, {} new, {} stale",
+            code_span(&b.file),
+            b.known,
+            b.new,
+            b.stale.len()
+        );
+    }
+    s.push_str("\n### Tools\n\n");
+    let rows: Vec<Vec<String>> = r
+        .tools
+        .iter()
+        .map(|t| {
+            let called = t.was_called();
+            vec![
+                code_span(&t.name),
+                text(&t.status),
+                if called { t.total_cases().to_string() } else { "-".into() },
+                if called { format!("{}/{}", t.graceful, t.cases.invalid) } else { "-".into() },
+                t.score.map_or("-".into(), |p| format!("{p:.1}%")),
+                if t.status == "tested" {
+                    String::new()
+                } else {
+                    text(t.reason.as_deref().unwrap_or(""))
+                },
+            ]
+        })
+        .collect();
+    s.push_str(&table(&["Tool", "Status", "Cases", "Graceful/invalid", "Score", "Note"], &rows));
+    let main: Vec<&FindingDoc> =
+        r.findings.iter().filter(|f| f.severity != "info" && !f.baselined).collect();
+    let _ = writeln!(s, "\n### Findings ({})\n", main.len());
+    if main.is_empty() {
+        s.push_str("No new findings.\n");
+    }
+    for (i, f) in main.iter().enumerate() {
+        bug_report(&mut s, r, i + 1, f);
+    }
+    let infos: Vec<&FindingDoc> =
+        r.findings.iter().filter(|f| f.severity == "info" && !f.baselined).collect();
+    if !infos.is_empty() {
+        let mut body = String::new();
+        for (i, f) in infos.iter().enumerate() {
+            bug_report(&mut body, r, i + 1, f);
+        }
+        s.push('\n');
+        s.push_str(&details(
+            &format!("{} info findings (may be false positives)", infos.len()),
+            &body,
+        ));
+    }
+    let known: Vec<&FindingDoc> = r.findings.iter().filter(|f| f.baselined).collect();
+    if !known.is_empty() {
+        let rows: Vec<Vec<String>> = known
+            .iter()
+            .map(|f| {
+                vec![
+                    code_span(f.tool.as_deref().unwrap_or("server")),
+                    text(&f.kind),
+                    text(&f.message),
+                ]
+            })
+            .collect();
+        s.push('\n');
+        s.push_str(&details(
+            &format!("{} baselined findings (known, not failing the run)", known.len()),
+            &table(&["Tool", "Kind", "Message"], &rows),
+        ));
+    }
+    if let Some(b) = r.baseline.as_ref().filter(|b| !b.stale.is_empty()) {
+        let rows: Vec<Vec<String>> = b
+            .stale
+            .iter()
+            .map(|id| {
+                vec![
+                    code_span(id.tool.as_deref().unwrap_or("server")),
+                    text(&id.kind),
+                    id.mutation.as_deref().map_or(String::new(), text),
+                    id.pointer.as_deref().map_or(String::new(), code_span),
+                ]
+            })
+            .collect();
+        let _ = writeln!(s, "\n### Stale baseline entries ({})\n", b.stale.len());
+        s.push_str("These baselined findings no longer occur; `--update-baseline` drops them.\n\n");
+        s.push_str(&table(&["Tool", "Kind", "Mutation", "Pointer"], &rows));
+    }
+    s
+}
+
+fn bug_report(s: &mut String, r: &Doc, n: usize, f: &FindingDoc) {
+    let tool = f.tool.as_deref().unwrap_or("server");
+    let _ =
+        writeln!(s, "#### {n}. {}: {} ({})\n", code_span(tool), text(&f.kind), text(&f.severity));
+    let _ = writeln!(s, "{}\n", text(&f.message));
+    if let Some(c) = &f.case {
+        let keyword =
+            c.keyword.as_deref().map_or(String::new(), |k| format!(", keyword {}", code_span(k)));
+        let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&c.to_string()));
+    }
+    if let Some(a) = &f.arguments {
+        let _ =
+            writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(tool));
+        s.push_str(&code_block("json", &pretty(&Value::Object(a.clone()))));
+        s.push('\n');
+    }
+    if let Some(o) = &f.outcome {
+        let _ = writeln!(s, "**What came back:** {}\n", text(&outcome_line(o)));
+        s.push_str(&code_block("json", &pretty(o)));
+        s.push('\n');
+    }
+    let _ = writeln!(s, "**What was expected:** {}\n", text(rule_for(&f.kind).expected));
+    if let Some(m) = f.minimal_arguments() {
+        if f.extra.contains_key("minimalArguments") {
+            s.push_str("**Minimal arguments** (shrunk):\n\n");
+        } else {
+            s.push_str("**Minimal arguments:** not shrunk; the arguments above\n\n");
+        }
+        s.push_str(&code_block("json", &pretty(&Value::Object(m.clone()))));
+        s.push('\n');
+        if let Some(flaky) = f.flaky() {
+            let _ = writeln!(
+                s,
+                "**Deterministic:** {}\n",
+                if flaky {
+                    "no, it did not fail on every re-run (flaky)"
+                } else {
+                    "yes, it failed on every re-run"
+                }
+            );
+        }
+        if let Some(t) = &f.tool {
+            s.push_str("**Reproduce:**\n\n");
+            s.push_str(&code_block("sh", &replay_line(&r.target, t, m)));
+            s.push('\n');
+        }
+    }
+    let _ = writeln!(s, "**Fix:** {}\n", text(rule_for(&f.kind).help));
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
