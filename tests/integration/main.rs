@@ -4,11 +4,14 @@
 //! and checks stdout, stderr and the exit code. Values are checked with the `jsonschema` crate
 //! (formats asserted), independently of the generators' own oracle.
 
+mod baseline;
 mod diff;
 mod e2e;
 mod expected;
+mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod http;
+mod partition;
 mod run;
 mod tools_list;
 mod util;

@@ -1,0 +1,170 @@
+//! `--partition hash:M/N | count:M/N` and `mcp-fuzz report merge`: every tool runs in exactly
+//! one shard, and the merged shards give the same findings and score as one whole run.
+
+use crate::formats::{FINDINGS, SUCCESS, USAGE, assert_report_schema, fuzz, read_json};
+use crate::util::{TempDir, mcp_fuzz};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn statuses(r: &Value) -> BTreeMap<String, (String, String)> {
+    r["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().expect("name").to_owned(),
+                (
+                    t["status"].as_str().expect("status").to_owned(),
+                    t["reason"].as_str().unwrap_or("").to_owned(),
+                ),
+            )
+        })
+        .collect()
+}
+
+fn json(run: &crate::util::Run) -> Value {
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+}
+
+#[test]
+fn every_tool_is_tested_in_exactly_one_shard() {
+    for scheme in ["hash", "count"] {
+        let mut owners: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut sizes = Vec::new();
+        for m in 1..=3 {
+            let spec = format!("{scheme}:{m}/3");
+            let run = fuzz("fx-paged", &["--json", "--partition", &spec]);
+            run.assert_code(SUCCESS);
+            let r = json(&run);
+            assert_report_schema(&r);
+            assert_eq!(r["partition"], spec.as_str());
+            let mut size = 0;
+            for (name, (status, reason)) in statuses(&r) {
+                if status == "tested" {
+                    owners.entry(name).or_default().push(m);
+                    size += 1;
+                } else {
+                    assert_eq!(status, "skipped");
+                    assert_eq!(reason, format!("not in partition {m}/3"));
+                }
+            }
+            sizes.push(size);
+        }
+        assert_eq!(owners.len(), 7, "{scheme}: {owners:?}");
+        assert!(owners.values().all(|o| o.len() == 1), "{scheme}: {owners:?}");
+        if scheme == "count" {
+            assert_eq!(sizes, [3, 2, 2], "round-robin over tool_1..tool_7");
+        }
+    }
+    // The same spec picks the same tools every time.
+    let a = statuses(&json(&fuzz("fx-paged", &["--json", "--partition", "hash:2/3"])));
+    let b =
+        statuses(&json(&fuzz("fx-paged", &["--json", "--partition", "hash:2/3", "--seed", "99"])));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn merged_shards_equal_the_whole_run() {
+    let dir = TempDir::new("merge");
+    let whole = json(&fuzz("example-notes", &["--json"]));
+    let mut files = Vec::new();
+    for m in 1..=2 {
+        let f = dir.join(&format!("shard{m}.json"));
+        let run = fuzz(
+            "example-notes",
+            &[
+                "--partition",
+                &format!("count:{m}/2"),
+                "--format",
+                "json",
+                "--output",
+                &f.display().to_string(),
+            ],
+        );
+        assert!(run.code == FINDINGS || run.code == SUCCESS, "{}", run.stderr);
+        files.push(f.display().to_string());
+    }
+    let out = dir.join("merged.json");
+    let mut args = vec!["report".to_owned(), "merge".to_owned()];
+    args.extend(files.iter().cloned());
+    args.extend([
+        "--output".to_owned(),
+        out.display().to_string(),
+        "--format".to_owned(),
+        "markdown".to_owned(),
+    ]);
+    let run = mcp_fuzz(&args);
+    run.assert_code(FINDINGS);
+    assert!(run.stdout.starts_with("## mcp-fuzz report: example-notes"), "{}", run.stdout);
+    let merged = read_json(&out);
+    assert_report_schema(&merged);
+    assert_eq!(merged["score"], whole["score"], "the merged score is the whole run's");
+    assert_eq!(statuses(&merged), statuses(&whole));
+    let ids = |r: &Value| -> Vec<String> {
+        let mut v: Vec<String> = r["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} {} {}",
+                    f["tool"], f["kind"], f["case"]["mutation"], f["case"]["pointer"]
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(&merged), ids(&whole));
+    assert_eq!(merged["calls"], whole["calls"]);
+    assert!(merged.get("partition").is_none());
+    assert_eq!(merged["mergedFrom"].as_array().expect("mergedFrom").len(), 2);
+}
+
+#[test]
+fn merge_rejects_reports_of_different_runs() {
+    let dir = TempDir::new("mismatch");
+    let a = dir.join("a.json");
+    let b = dir.join("b.json");
+    fuzz("fx-healthy", &["--partition", "count:1/2", "--output", &a.display().to_string()]);
+    fuzz(
+        "fx-healthy",
+        &["--partition", "count:2/2", "--seed", "8", "--output", &b.display().to_string()],
+    );
+    let run = mcp_fuzz(["report", "merge", &a.display().to_string(), &b.display().to_string()]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("different seed"), "{}", run.stderr);
+
+    fuzz("fx-paged", &["--partition", "count:2/2", "--output", &b.display().to_string()]);
+    let run = mcp_fuzz(["report", "merge", &a.display().to_string(), &b.display().to_string()]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("different target"), "{}", run.stderr);
+
+    let mut v = read_json(&a);
+    v["reportVersion"] = 2.into();
+    std::fs::write(&b, v.to_string()).expect("write");
+    let run = mcp_fuzz(["report", "merge", &a.display().to_string(), &b.display().to_string()]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("different reportVersion"), "{}", run.stderr);
+
+    // The same shard twice overlaps.
+    let run = mcp_fuzz(["report", "merge", &a.display().to_string(), &a.display().to_string()]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("overlap"), "{}", run.stderr);
+
+    std::fs::write(&b, "not json").expect("write");
+    let run = mcp_fuzz(["report", "merge", &a.display().to_string(), &b.display().to_string()]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("as an mcp-fuzz JSON report"), "{}", run.stderr);
+}
+
+#[test]
+fn bad_partitions_are_usage_errors() {
+    for bad in ["3/2", "hash:0/2", "hash:3/2", "mod:1/2", "count:1"] {
+        let run = fuzz("fx-healthy", &["--partition", bad]);
+        run.assert_code(USAGE);
+        assert!(run.stderr.contains("expected hash:M/N or count:M/N"), "{bad}: {}", run.stderr);
+    }
+}
