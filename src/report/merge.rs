@@ -105,3 +105,34 @@ pub fn score(tools: &[ToolDoc]) -> ScoreDoc {
         grade: percent.map(|p| mcp_fuzz_engine::run::grade(p).to_owned()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, status: &str, graceful: u64, scored: u64) -> ToolDoc {
+        serde_json::from_value(json!({"name": name, "status": status,
+            "cases": {"boundary": 0, "valid": 0, "invalid": scored},
+            "graceful": graceful, "scored": scored, "outcomes": {}}))
+        .expect("tool")
+    }
+
+    #[test]
+    fn the_score_leaves_unavailable_tools_out() {
+        let s = score(&[
+            tool("a", "tested", 2, 3),
+            tool("b", "unavailable", 0, 5),
+            tool("c", "gave-up", 0, 1),
+        ]);
+        assert_eq!((s.graceful, s.scored), (2, 4));
+        assert_eq!(s.percent, Some(50.0));
+        assert_eq!(s.grade.as_deref(), Some("D"));
+        assert!(score(&[tool("a", "skipped", 0, 0)]).percent.is_none());
+    }
+
+    #[test]
+    fn an_empty_merge_is_an_error() {
+        assert!(merge(Vec::new()).is_err());
+    }
+}

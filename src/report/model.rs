@@ -249,3 +249,54 @@ impl Doc {
         self.server.get(key).and_then(Value::as_str)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Value {
+        json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"},
+            "seed": 3,
+            "tools": [{"name": "t", "status": "tested", "cases": {"boundary": 1, "valid": 2, "invalid": 3},
+                       "graceful": 2, "scored": 3, "score": 66.7, "outcomes": {"ok": 3, "exited": 1},
+                       "elapsedSecs": 0.5}],
+            "findings": [{"tool": "t", "kind": "exited", "severity": "failure",
+                          "case": {"mode": "invalid", "mutation": "wrong-type", "pointer": "/a", "keyword": "type"},
+                          "arguments": {"a": 1, "b": [1, 2]}, "outcome": {"kind": "exited", "exit": {"code": 3, "signal": null}, "stderr": []},
+                          "message": "m", "minimalArguments": {"a": 1}, "flaky": false, "evidence": {"stderr": ["x"]}}],
+            "score": {"graceful": 2, "scored": 3, "percent": 66.7, "grade": "D"},
+            "restarts": 1, "calls": 6, "durationSecs": 0.25, "stopped": "time budget"
+        })
+    }
+
+    #[test]
+    fn unknown_fields_survive_a_round_trip() {
+        let doc: Doc = serde_json::from_value(sample()).expect("reads");
+        assert_eq!(serde_json::to_value(&doc).expect("writes"), sample());
+        let f = &doc.findings[0];
+        assert_eq!(f.minimal_arguments().map(Map::len), Some(1), "the shrunk arguments win");
+        assert_eq!(f.flaky(), Some(false));
+        assert_eq!(
+            f.identity(),
+            Identity {
+                tool: Some("t".into()),
+                kind: "exited".into(),
+                mutation: Some("wrong-type".into()),
+                pointer: Some("/a".into())
+            }
+        );
+        assert_eq!(doc.failures(), 1);
+    }
+
+    #[test]
+    fn baselined_failures_do_not_fail_the_run() {
+        let mut doc: Doc = serde_json::from_value(sample()).expect("reads");
+        doc.findings[0].baselined = true;
+        assert_eq!(doc.failures(), 0);
+        assert_eq!(serde_json::to_value(&doc).expect("writes")["findings"][0]["baselined"], true);
+    }
+}
