@@ -52,8 +52,19 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
 
 /// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`.
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    const TOP_LEVEL: &[&str] =
-        &["gen", "run", "call", "snapshot", "diff", "report", "help", "-h", "--help", "-V", "--version"];
+    const TOP_LEVEL: &[&str] = &[
+        "gen",
+        "run",
+        "call",
+        "snapshot",
+        "diff",
+        "report",
+        "help",
+        "-h",
+        "--help",
+        "-V",
+        "--version",
+    ];
     let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
     if let Some(first) = first
         && !TOP_LEVEL.contains(&first.as_str())
