@@ -10,6 +10,10 @@ use crate::formats::markdown::{code_block, code_span, details, table, text};
 use serde_json::Value;
 use std::fmt::Write as _;
 
+/// Findings written out as full bug reports; the rest get a table row each, so a large run stays
+/// within a PR comment's size limit (65,536 characters on GitHub).
+pub const MAX_BUG_REPORTS: usize = 20;
+
 /// The document, ending in a newline.
 pub fn render(r: &Doc) -> String {
     let mut s = String::new();
@@ -76,16 +80,24 @@ pub fn render(r: &Doc) -> String {
     if main.is_empty() {
         s.push_str("No new findings.\n");
     }
-    for (i, f) in main.iter().enumerate() {
+    for (i, f) in main.iter().take(MAX_BUG_REPORTS).enumerate() {
         bug_report(&mut s, r, i + 1, f);
+    }
+    if main.len() > MAX_BUG_REPORTS {
+        let rows: Vec<Vec<String>> =
+            main[MAX_BUG_REPORTS..].iter().map(|f| summary_row(f)).collect();
+        let _ = writeln!(
+            s,
+            "{} more findings, in brief (the JSON report has them in full):\n",
+            rows.len()
+        );
+        s.push_str(&table(&["Tool", "Kind", "Message"], &rows));
     }
     let infos: Vec<&FindingDoc> =
         r.findings.iter().filter(|f| f.severity == "info" && !f.baselined).collect();
     if !infos.is_empty() {
-        let mut body = String::new();
-        for (i, f) in infos.iter().enumerate() {
-            bug_report(&mut body, r, i + 1, f);
-        }
+        let rows: Vec<Vec<String>> = infos.iter().map(|f| summary_row(f)).collect();
+        let body = table(&["Tool", "Kind", "Message"], &rows);
         s.push('\n');
         s.push_str(&details(
             &format!("{} info findings (may be false positives)", infos.len()),
@@ -128,6 +140,10 @@ pub fn render(r: &Doc) -> String {
         s.push_str(&table(&["Tool", "Kind", "Mutation", "Pointer"], &rows));
     }
     s
+}
+
+fn summary_row(f: &FindingDoc) -> Vec<String> {
+    vec![code_span(f.tool.as_deref().unwrap_or("server")), text(&f.kind), text(&f.message)]
 }
 
 fn bug_report(s: &mut String, r: &Doc, n: usize, f: &FindingDoc) {
@@ -182,4 +198,52 @@ fn bug_report(s: &mut String, r: &Doc, n: usize, f: &FindingDoc) {
 
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(findings: usize, tool: &str) -> Doc {
+        let f: Vec<Value> = (0..findings)
+            .map(|i| {
+                json!({"tool": tool, "kind": "exited", "severity": "failure",
+                    "case": {"mode": "invalid", "mutation": "wrong-type", "pointer": format!("/p{i}")},
+                    "arguments": {"x": "```\n| <b>"}, "outcome": {"kind": "exited", "exit": {"code": 3, "signal": null}, "stderr": []},
+                    "message": format!("died {i} | *loud*")})
+            })
+            .collect();
+        serde_json::from_value(json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"}, "seed": 0,
+            "tools": [{"name": tool, "status": "tested", "cases": {"boundary": 0, "valid": 0, "invalid": 1},
+                       "graceful": 0, "scored": 1, "score": 0.0, "outcomes": {}}],
+            "findings": f,
+            "score": {"graceful": 0, "scored": 1, "percent": 0.0, "grade": "F"},
+            "restarts": 0, "calls": 1, "durationSecs": 0.1
+        }))
+        .expect("doc")
+    }
+
+    #[test]
+    fn hostile_names_and_values_stay_inert() {
+        let md = render(&doc(1, "a|b`<script>"));
+        // In the table the pipe is escaped (GFM un-escapes it inside the code span).
+        assert!(md.contains("| ``a\\|b`<script>`` | tested |"), "{md}");
+        // In a heading the name is a code span: inert, no HTML.
+        assert!(md.contains("#### 1. ``a|b`<script>``: exited (failure)"), "{md}");
+        // The argument with a fence inside sits in a longer fence.
+        assert!(md.contains("````json\n{\n  \"x\": \"```\\n| <b>\"\n}\n````"), "{md}");
+        assert!(md.contains("died 0 \\| \\*loud\\*"), "{md}");
+    }
+
+    #[test]
+    fn many_findings_are_summarised_after_the_first_reports() {
+        let md = render(&doc(MAX_BUG_REPORTS + 5, "t"));
+        assert_eq!(md.matches("**What was expected:**").count(), MAX_BUG_REPORTS);
+        assert!(md.contains("5 more findings, in brief"), "{md}");
+        assert!(md.contains(&format!("died {} ", MAX_BUG_REPORTS + 4)));
+    }
 }
