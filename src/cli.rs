@@ -56,6 +56,12 @@ pub enum Command {
     /// Work with saved run reports (`report merge`).
     #[command(subcommand)]
     Report(ReportCommand),
+
+    /// Show how model providers and MCP clients render each tool: what they reject, what they
+    /// silently drop, and canary values on which the rendering and the server disagree.
+    ///
+    /// Example: mcp-fuzz clients --tools capture.json --adapter openai-strict --format json
+    Clients(ClientsArgs),
 }
 
 /// Arguments of `mcp-fuzz snapshot`.
@@ -328,6 +334,70 @@ pub struct CallArgs {
     pub arguments: String,
 }
 
+/// Arguments of `mcp-fuzz clients`.
+#[derive(Debug, Args)]
+pub struct ClientsArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Read a saved tools/list answer from FILE (`-` reads standard input) instead of starting a
+    /// server; every shape `gen --tools` accepts.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"], help_heading = "Input")]
+    pub tools: Option<PathBuf>,
+
+    /// Only these adapters (repeatable or comma-separated); default: all.
+    #[arg(
+        long = "adapter",
+        value_enum,
+        value_name = "NAME",
+        value_delimiter = ',',
+        help_heading = "Adapters"
+    )]
+    pub adapters: Vec<AdapterName>,
+
+    /// Print the rule catalogue (id, severity, source, fix) and exit.
+    #[arg(long, help_heading = "Adapters")]
+    pub list_rules: bool,
+
+    /// Seed of the random samples behind the canaries.
+    #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Canaries")]
+    pub seed: u64,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Human, help_heading = "Output")]
+    pub format: OutputFormat,
+
+    /// Also write the JSON report to FILE (atomically).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+}
+
+/// A built-in adapter of `clients`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdapterName {
+    /// OpenAI strict function calling.
+    OpenaiStrict,
+    /// Anthropic Messages API tool use.
+    Anthropic,
+    /// Anthropic strict tool use.
+    AnthropicStrict,
+    /// Gemini function declarations.
+    Gemini,
+    /// MCP-to-OpenAPI proxy (mcpo-style).
+    Openapi,
+    /// The MCP tool definition against real SDK clients.
+    Mcp,
+}
+
+/// Output formats of `clients`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// A summary table and the findings that matter.
+    Human,
+    /// The versioned JSON report (docs/clients.schema.json).
+    Json,
+}
+
 /// Arguments of `mcp-fuzz gen`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("input").required(true).args(["schema", "tools"])))]
@@ -436,6 +506,29 @@ mod tests {
             Cli::try_parse_from(["mcp-fuzz", "snapshot", "--normalize", "x", "--", "node"])
                 .is_err()
         );
+    }
+
+    #[test]
+    fn clients_takes_a_capture_or_a_server_and_adapter_lists() {
+        let cli = Cli::try_parse_from([
+            "mcp-fuzz",
+            "clients",
+            "--tools",
+            "t.json",
+            "--adapter",
+            "gemini,openapi",
+            "--adapter",
+            "mcp",
+        ])
+        .expect("parses");
+        let Command::Clients(args) = cli.command else { panic!("clients parses as clients") };
+        assert_eq!(args.adapters, [AdapterName::Gemini, AdapterName::Openapi, AdapterName::Mcp]);
+        assert_eq!(args.format, OutputFormat::Human);
+        assert!(
+            Cli::try_parse_from(["mcp-fuzz", "clients", "--tools", "t.json", "--", "node", "s.js"])
+                .is_err()
+        );
+        assert!(Cli::try_parse_from(["mcp-fuzz", "clients", "--adapter", "nope"]).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! stdout pipe (`mcp-fuzz gen ... | head`) ends the run quietly with success.
 
 mod cli;
+mod clients_cmd;
 mod diff_cmd;
 mod errors;
 mod exit_code;
@@ -47,6 +48,7 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Snapshot(args) => snapshot_cmd::run(args).map(|()| exit_code::SUCCESS),
         cli::Command::Diff(args) => diff_cmd::run(args),
         cli::Command::Report(cli::ReportCommand::Merge(args)) => run_cmd::merge_command(args),
+        cli::Command::Clients(args) => clients_cmd::run(args),
     }
 }
 
@@ -59,6 +61,7 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         "snapshot",
         "diff",
         "report",
+        "clients",
         "help",
         "-h",
         "--help",

@@ -8,7 +8,7 @@ use crate::report::{self, baseline::Baseline, merge::merge, model::Doc};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::classify::classify;
-use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
+use mcp_fuzz_engine::client::{ConnectError, ConnectOptions, Connection, Target};
 use mcp_fuzz_engine::run::{Progress, RunConfig, RunError, run};
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
@@ -112,21 +112,7 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
     };
     let report = match outcome {
         Ok(r) => r,
-        Err(RunError::Connect(e)) => {
-            let tail = e.stderr_tail();
-            let mut msg = format!("{e}");
-            if tail.is_empty() {
-                msg.push_str(match cfg.target {
-                    Target::Stdio { .. } => "; check the command and that it speaks MCP over stdio",
-                    Target::Http { .. } => {
-                        "; check the URL, that the server is up, and the --header values it needs"
-                    }
-                });
-            } else {
-                let _ = write!(msg, "; the server's last stderr lines:\n  {}", tail.join("\n  "));
-            }
-            return Err(CliError::ServerStart(msg).into());
-        }
+        Err(RunError::Connect(e)) => return Err(start_error(&e, &cfg.target).into()),
         Err(e) => return Err(CliError::ServerStart(format!("{e}")).into()),
     };
     let mut doc = Doc::from_report(&report);
@@ -139,6 +125,23 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         write_atomically(path, &b.updated(&doc).to_bytes())?;
     }
     Ok(verdict(&doc, args.fail_under))
+}
+
+/// The error for a server that did not start: what happened, its last stderr lines or advice.
+pub(crate) fn start_error(e: &ConnectError, target: &Target) -> CliError {
+    let tail = e.stderr_tail();
+    let mut msg = format!("{e}");
+    if tail.is_empty() {
+        msg.push_str(match target {
+            Target::Stdio { .. } => "; check the command and that it speaks MCP over stdio",
+            Target::Http { .. } => {
+                "; check the URL, that the server is up, and the --header values it needs"
+            }
+        });
+    } else {
+        let _ = write!(msg, "; the server's last stderr lines:\n  {}", tail.join("\n  "));
+    }
+    CliError::ServerStart(msg)
 }
 
 /// `mcp-fuzz report merge`.
