@@ -236,6 +236,7 @@ impl Walker {
         // The strict conversion's nullable wrapper: compare with the wrapped branch.
         let unwrapped;
         if !a_obj.contains_key("anyOf")
+            && !walk::allows_null(a)
             && let Some(Value::Array(branches)) = r_obj.get("anyOf")
             && branches.len() == 2
             && let Some(i) = branches.iter().position(is_null_branch)
@@ -246,8 +247,8 @@ impl Walker {
             r_obj = &unwrapped;
         }
         let r_val = Value::Object(r_obj.clone());
-        match (types_of(a), types_of(&r_val)) {
-            (Some(ta), None) if !r_obj.contains_key("anyOf") => self.push(
+        match (types_of(a), types_of(&r_val).or_else(|| branch_types(r_root, r_obj))) {
+            (Some(ta), None) => self.push(
                 DriftKind::Untyped,
                 ptr,
                 format!("`type` {} is gone: any value is accepted", join(&ta)),
@@ -422,6 +423,16 @@ fn target_node<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
         }
     }
     current
+}
+
+/// The types of an `anyOf` whose every branch declares its types (a rendered type array).
+fn branch_types(root: &Value, object: &Map<String, Value>) -> Option<BTreeSet<String>> {
+    let branches = object.get("anyOf")?.as_array()?;
+    let mut all = BTreeSet::new();
+    for branch in branches {
+        all.extend(types_of(&resolved(root, branch).ok()?)?);
+    }
+    Some(all)
 }
 
 fn join(types: &BTreeSet<String>) -> String {

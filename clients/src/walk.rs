@@ -74,6 +74,10 @@ pub fn allows_null(schema: &Value) -> bool {
     match schema {
         Value::Bool(b) => *b,
         Value::Object(o) => {
+            if o.contains_key("$ref") {
+                // Unknown without resolving: assume not, so callers widen explicitly.
+                return false;
+            }
             if let Some(types) = types_of(schema) {
                 return types.contains("null");
             }

@@ -152,6 +152,9 @@ pub(crate) fn transform(
                 ),
                 None => value.clone(),
             }
+        } else if value.is_boolean() {
+            // `additionalProperties: false`, `items: false`...: ordinary keyword values.
+            value.clone()
         } else if SCHEMA_KEYWORDS.contains(&key.as_str()) || key == "items" {
             transform(policy, ctx, value, &at, depth + 1)
         } else {
