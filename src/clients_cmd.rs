@@ -157,8 +157,11 @@ fn analyse(input: &Input, adapters: &[Adapter], seed: u64) -> Value {
         for (index, tool) in input.tools.iter().enumerate() {
             let rendering = mcp_fuzz_clients::render(adapter, tool);
             let comparison = diff::compare(tool, &rendering);
-            let found = match (&rendering.input, comparison.drifts()) {
-                (Some(rendered), true) => canary::find(&tool.input_schema, rendered, seed),
+            let directions = comparison.canary_directions();
+            let found = match &rendering.input {
+                Some(rendered) if !directions.is_empty() => {
+                    canary::find_in(&tool.input_schema, rendered, seed, &directions)
+                }
                 _ => canary::Canaries::default(),
             };
             rejected += u64::from(rendering.rejected());

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 /// Why: random samples beyond the deterministic candidates; enough to reach optional branches,
 /// small enough to keep a 1000-tool corpus run in seconds.
-const SAMPLES: usize = 24;
+const SAMPLES: usize = 8;
 
 /// Why: greedy shrinking re-validates every simplification; this bounds the work per witness.
 const SHRINK_STEPS: usize = 200;
@@ -70,6 +70,17 @@ pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
 /// Searches both directions for witnesses where `advertised` and `rendered` disagree.
 #[must_use]
 pub fn find(advertised: &Value, rendered: &Value, seed: u64) -> Canaries {
+    find_in(
+        advertised,
+        rendered,
+        seed,
+        &[Direction::RenderedAllowsServerRejects, Direction::ServerAllowsRenderedRejects],
+    )
+}
+
+/// Searches only the given directions (see [`crate::diff::Comparison::canary_directions`]).
+#[must_use]
+pub fn find_in(advertised: &Value, rendered: &Value, seed: u64, wanted: &[Direction]) -> Canaries {
     let mut out = Canaries::default();
     let (server, client) = match (validator(advertised), validator(rendered)) {
         (Ok(s), Ok(c)) => (s, c),
@@ -87,19 +98,21 @@ pub fn find(advertised: &Value, rendered: &Value, seed: u64) -> Canaries {
         (Direction::ServerAllowsRenderedRejects, advertised, rendered, &server, &client),
     ];
     for (direction, allowing, rejecting, accepts, refuses) in directions {
+        if !wanted.contains(&direction) {
+            continue;
+        }
         let disagrees = |v: &Value| accepts.is_valid(v) && !refuses.is_valid(v);
-        match candidates(allowing, rejecting, seed) {
-            Ok(values) => {
-                if let Some(found) = values.into_iter().find(|v| disagrees(v)) {
-                    let value = shrink(found, &disagrees);
-                    let detail = refuses
-                        .iter_errors(&value)
-                        .next()
-                        .map(|e| format!("{}: {e}", display_path(&e.instance_path().to_string())))
-                        .unwrap_or_default();
-                    out.canaries.push(Canary { direction, value, detail });
-                }
+        match search(allowing, rejecting, seed, &disagrees) {
+            Ok(Some(found)) => {
+                let value = shrink(found, &disagrees);
+                let detail = refuses
+                    .iter_errors(&value)
+                    .next()
+                    .map(|e| format!("{}: {e}", display_path(&e.instance_path().to_string())))
+                    .unwrap_or_default();
+                out.canaries.push(Canary { direction, value, detail });
             }
+            Ok(None) => {}
             Err(note) => out.notes.push(note),
         }
     }
@@ -110,26 +123,35 @@ fn display_path(path: &str) -> &str {
     if path.is_empty() { "(root)" } else { path }
 }
 
-/// Values valid for `allowing` (boundary and samples) and the mutations of `rejecting`.
-fn candidates(allowing: &Value, rejecting: &Value, seed: u64) -> Result<Vec<Value>, String> {
-    let mut values = Vec::new();
+/// The first disagreeing value among, in order (cheapest first, stopping at the first hit): the
+/// boundary values of `allowing`, the mutations of `rejecting`, seeded samples of `allowing`.
+fn search(
+    allowing: &Value,
+    rejecting: &Value,
+    seed: u64,
+    disagrees: &dyn Fn(&Value) -> bool,
+) -> Result<Option<Value>, String> {
     let generator = Generator::compile(allowing).map_err(|e| format!("generator: {e}"))?;
-    if let Ok(boundary) = generator.boundary() {
-        values.extend(boundary);
+    if let Ok(boundary) = generator.boundary()
+        && let Some(found) = boundary.into_iter().find(|v| disagrees(v))
+    {
+        return Ok(Some(found));
     }
     if let Ok(other) = Generator::compile(rejecting)
         && let Ok(mutations) = other.mutations()
+        && let Some(found) = mutations.into_iter().map(|m| m.value).find(|v| disagrees(v))
     {
-        values.extend(mutations.into_iter().map(|m| m.value));
+        return Ok(Some(found));
     }
     let mut sampler = generator.sampler(seed);
     for _ in 0..SAMPLES {
         match sampler.valid() {
-            Ok(v) => values.push(v),
+            Ok(v) if disagrees(&v) => return Ok(Some(v)),
+            Ok(_) => {}
             Err(_) => break,
         }
     }
-    Ok(values)
+    Ok(None)
 }
 
 /// Greedy shrinking: take the first one-step simplification that still disagrees, repeat.
@@ -189,7 +211,10 @@ fn simpler(value: &Value) -> Vec<Value> {
             if let Some(f) = n.as_f64()
                 && f.fract() != 0.0
             {
-                #[expect(clippy::cast_possible_truncation, reason = "a shrink candidate; out-of-range saturates")]
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a shrink candidate; out-of-range saturates"
+                )]
                 out.push(Value::from(f.trunc() as i64));
             }
         }
@@ -207,7 +232,8 @@ mod tests {
     #[test]
     fn dropped_min_length_gives_the_empty_string() {
         let server = json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 1}}, "required": ["q"]});
-        let client = json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+        let client =
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
         let found = find(&server, &client, 0);
         let c = found
             .canaries

@@ -6,6 +6,7 @@
 //! side. It is bounded ([`MAX_DEPTH`]) and cuts `$ref` cycles; every place where it stopped is
 //! reported in [`Comparison::stopped`].
 
+use crate::canary::Direction;
 use crate::walk::{self, types_of};
 use crate::{Rendering, Tool};
 use serde::Serialize;
@@ -39,8 +40,10 @@ pub enum DriftKind {
     ConstraintDropped,
     /// A constraint keyword has another value.
     ConstraintChanged,
-    /// A closed object was opened, or an open one closed.
-    AdditionalPropertiesChanged,
+    /// A closed object is opened (or its extra-property schema dropped): more is accepted.
+    ObjectOpened,
+    /// An open object is closed: the model cannot send other properties.
+    ObjectClosed,
     /// A nested union (`anyOf`/`oneOf`) is gone or has other branches.
     UnionLost,
     /// A root union is ignored.
@@ -87,6 +90,55 @@ impl Comparison {
     pub fn drifts(&self) -> bool {
         !self.drifts.is_empty()
     }
+
+    /// The canary directions the drifts make possible: a loosened rendering may allow what the
+    /// server rejects, a tightened one may reject what the server allows. A direction no drift
+    /// supports cannot have a witness, so the search skips it.
+    #[must_use]
+    pub fn canary_directions(&self) -> Vec<Direction> {
+        let loosens = self.drifts.iter().any(|d| d.schema == Part::Input && d.kind.loosens());
+        let tightens = self.drifts.iter().any(|d| d.schema == Part::Input && d.kind.tightens());
+        let mut out = Vec::new();
+        if loosens {
+            out.push(Direction::RenderedAllowsServerRejects);
+        }
+        if tightens {
+            out.push(Direction::ServerAllowsRenderedRejects);
+        }
+        out
+    }
+}
+
+impl DriftKind {
+    /// Whether the rendering may accept more than the server.
+    #[must_use]
+    pub fn loosens(self) -> bool {
+        matches!(
+            self,
+            Self::Untyped
+                | Self::Retyped
+                | Self::RequiredDropped
+                | Self::ConstraintDropped
+                | Self::ConstraintChanged
+                | Self::ObjectOpened
+                | Self::UnionLost
+                | Self::RootUnionIgnored
+        )
+    }
+
+    /// Whether the rendering may accept less than the server.
+    #[must_use]
+    pub fn tightens(self) -> bool {
+        matches!(
+            self,
+            Self::PropertyMissing
+                | Self::Retyped
+                | Self::RequiredAdded
+                | Self::ConstraintChanged
+                | Self::ObjectClosed
+                | Self::UnionLost
+        )
+    }
 }
 
 /// Constraint keywords compared by presence and value.
@@ -127,7 +179,11 @@ const CONSTRAINTS: &[&str] = &[
 pub fn compare(tool: &Tool, rendering: &Rendering) -> Comparison {
     let mut walker = Walker { out: Comparison::default(), part: Part::Input, path: Vec::new() };
     let Some(input) = &rendering.input else {
-        walker.push(DriftKind::ToolMissing, "", "the client rejects the tool; the model cannot call it".into());
+        walker.push(
+            DriftKind::ToolMissing,
+            "",
+            "the client rejects the tool; the model cannot call it".into(),
+        );
         return walker.out;
     };
     walker.node(&tool.input_schema, &tool.input_schema, input, input, "/inputSchema", 0);
@@ -159,7 +215,9 @@ fn resolved(root: &Value, node: &Value) -> Result<Value, String> {
     let mut current = node.clone();
     for _ in 0..16 {
         let Some(object) = current.as_object() else { return Ok(current) };
-        let Some(reference) = object.get("$ref").and_then(Value::as_str) else { return Ok(current) };
+        let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
+            return Ok(current);
+        };
         let Some(target) = walk::resolve(root, reference) else {
             return Err(format!("`$ref` {reference} does not resolve locally"));
         };
@@ -185,15 +243,29 @@ fn names(v: Option<&Value>) -> BTreeSet<String> {
 }
 
 fn is_null_branch(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("null") && v.as_object().is_some_and(|o| o.len() == 1)
+    v.get("type").and_then(Value::as_str) == Some("null")
+        && v.as_object().is_some_and(|o| o.len() == 1)
 }
 
 impl Walker {
     fn push(&mut self, kind: DriftKind, pointer: &str, detail: String) {
-        self.out.drifts.push(Drift { kind, schema: self.part, pointer: pointer.to_owned(), detail });
+        self.out.drifts.push(Drift {
+            kind,
+            schema: self.part,
+            pointer: pointer.to_owned(),
+            detail,
+        });
     }
 
-    fn node(&mut self, a_root: &Value, a: &Value, r_root: &Value, r: &Value, ptr: &str, depth: usize) {
+    fn node(
+        &mut self,
+        a_root: &Value,
+        a: &Value,
+        r_root: &Value,
+        r: &Value,
+        ptr: &str,
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             self.out.stopped.push(format!("{ptr}: depth limit ({MAX_DEPTH}) reached"));
             return;
@@ -225,7 +297,15 @@ impl Walker {
     }
 
     #[expect(clippy::too_many_lines, reason = "one pass over the keyword families, in order")]
-    fn keywords(&mut self, a_root: &Value, a: &Value, r_root: &Value, r: &Value, ptr: &str, depth: usize) {
+    fn keywords(
+        &mut self,
+        a_root: &Value,
+        a: &Value,
+        r_root: &Value,
+        r: &Value,
+        ptr: &str,
+        depth: usize,
+    ) {
         let Some(a_obj) = a.as_object() else { return };
         let empty = Map::new();
         let mut r_obj = match r {
@@ -266,21 +346,37 @@ impl Walker {
             }
             _ => {}
         }
-        if a_obj.get("description").is_some_and(Value::is_string) && !r_obj.contains_key("description") {
-            self.push(DriftKind::DescriptionLost, &walk::push(ptr, "description"), "the description is not sent".into());
+        if a_obj.get("description").is_some_and(Value::is_string)
+            && !r_obj.contains_key("description")
+        {
+            self.push(
+                DriftKind::DescriptionLost,
+                &walk::push(ptr, "description"),
+                "the description is not sent".into(),
+            );
         }
         for keyword in CONSTRAINTS {
             let Some(av) = a_obj.get(*keyword) else { continue };
             let at = walk::push(ptr, keyword);
             match r_obj.get(*keyword) {
-                None => self.push(DriftKind::ConstraintDropped, &at, format!("`{keyword}` {} is dropped", short(av))),
+                None => self.push(
+                    DriftKind::ConstraintDropped,
+                    &at,
+                    format!("`{keyword}` {} is dropped", short(av)),
+                ),
                 Some(rv) if rv != av => {
                     let widened_by_null = *keyword == "enum"
                         && rv.as_array().zip(av.as_array()).is_some_and(|(rv, av)| {
-                            rv.iter().filter(|v| !v.is_null()).eq(av.iter().filter(|v| !v.is_null()))
+                            rv.iter()
+                                .filter(|v| !v.is_null())
+                                .eq(av.iter().filter(|v| !v.is_null()))
                         });
                     if !widened_by_null {
-                        self.push(DriftKind::ConstraintChanged, &at, format!("`{keyword}` {} became {}", short(av), short(rv)));
+                        self.push(
+                            DriftKind::ConstraintChanged,
+                            &at,
+                            format!("`{keyword}` {} became {}", short(av), short(rv)),
+                        );
                     }
                 }
                 Some(_) => {}
@@ -288,20 +384,31 @@ impl Walker {
         }
         match (a_obj.get("additionalProperties"), r_obj.get("additionalProperties")) {
             (Some(Value::Bool(false)), r) if r != Some(&Value::Bool(false)) => self.push(
-                DriftKind::AdditionalPropertiesChanged,
+                DriftKind::ObjectOpened,
                 &walk::push(ptr, "additionalProperties"),
                 "the closed object is opened: extra properties are accepted".into(),
             ),
-            (None | Some(Value::Bool(true)), Some(Value::Bool(false))) if walk::is_object_schema(a_obj) => self.push(
-                DriftKind::AdditionalPropertiesChanged,
-                &walk::push(ptr, "additionalProperties"),
-                "the open object is closed: the model cannot send other properties".into(),
-            ),
+            (None | Some(Value::Bool(true)), Some(Value::Bool(false)))
+                if walk::is_object_schema(a_obj) =>
+            {
+                self.push(
+                    DriftKind::ObjectClosed,
+                    &walk::push(ptr, "additionalProperties"),
+                    "the open object is closed: the model cannot send other properties".into(),
+                )
+            }
             (Some(av @ Value::Object(_)), Some(rv @ Value::Object(_))) => {
-                self.node(a_root, av, r_root, rv, &walk::push(ptr, "additionalProperties"), depth + 1);
+                self.node(
+                    a_root,
+                    av,
+                    r_root,
+                    rv,
+                    &walk::push(ptr, "additionalProperties"),
+                    depth + 1,
+                );
             }
             (Some(av @ Value::Object(_)), _) => self.push(
-                DriftKind::AdditionalPropertiesChanged,
+                DriftKind::ObjectOpened,
                 &walk::push(ptr, "additionalProperties"),
                 format!("the value schema {} of extra properties is dropped", short(av)),
             ),
@@ -309,13 +416,21 @@ impl Walker {
         }
         let (ra, rr) = (names(a_obj.get("required")), names(r_obj.get("required")));
         for name in ra.difference(&rr) {
-            self.push(DriftKind::RequiredDropped, &walk::push(&walk::push(ptr, "properties"), name), format!("`{name}` is no longer required"));
+            self.push(
+                DriftKind::RequiredDropped,
+                &walk::push(&walk::push(ptr, "properties"), name),
+                format!("`{name}` is no longer required"),
+            );
         }
         let a_props = a_obj.get("properties").and_then(Value::as_object);
         let r_props = r_obj.get("properties").and_then(Value::as_object);
         for name in rr.difference(&ra) {
             if r_props.is_some_and(|p| p.contains_key(name)) {
-                self.push(DriftKind::RequiredAdded, &walk::push(&walk::push(ptr, "properties"), name), format!("`{name}` becomes required"));
+                self.push(
+                    DriftKind::RequiredAdded,
+                    &walk::push(&walk::push(ptr, "properties"), name),
+                    format!("`{name}` becomes required"),
+                );
             }
         }
         if let Some(a_props) = a_props {
@@ -323,25 +438,35 @@ impl Walker {
                 let at = walk::push(&walk::push(ptr, "properties"), name);
                 match r_props.and_then(|p| p.get(name)) {
                     Some(r_child) => self.node(a_root, a_child, r_root, r_child, &at, depth + 1),
-                    None => self.push(DriftKind::PropertyMissing, &at, format!("property `{name}` is not in the rendering")),
+                    None => self.push(
+                        DriftKind::PropertyMissing,
+                        &at,
+                        format!("property `{name}` is not in the rendering"),
+                    ),
                 }
             }
         }
         match (a_obj.get("items"), r_obj.get("items")) {
-            (Some(ai @ Value::Object(_)), Some(ri)) => self.node(a_root, ai, r_root, ri, &walk::push(ptr, "items"), depth + 1),
+            (Some(ai @ Value::Object(_)), Some(ri)) => {
+                self.node(a_root, ai, r_root, ri, &walk::push(ptr, "items"), depth + 1)
+            }
             (Some(Value::Array(ai)), Some(Value::Array(ri))) => {
                 for (i, (ac, rc)) in ai.iter().zip(ri).enumerate() {
                     self.node(a_root, ac, r_root, rc, &format!("{ptr}/items/{i}"), depth + 1);
                 }
             }
-            (Some(ai), None) if ai.as_object().is_some_and(|o| !o.is_empty()) || ai.is_array() => self.push(
-                DriftKind::ConstraintDropped,
-                &walk::push(ptr, "items"),
-                format!("the item schema {} is dropped", short(ai)),
-            ),
+            (Some(ai), None) if ai.as_object().is_some_and(|o| !o.is_empty()) || ai.is_array() => {
+                self.push(
+                    DriftKind::ConstraintDropped,
+                    &walk::push(ptr, "items"),
+                    format!("the item schema {} is dropped", short(ai)),
+                )
+            }
             _ => {}
         }
-        if let (Some(Value::Array(ap)), Some(Value::Array(rp))) = (a_obj.get("prefixItems"), r_obj.get("prefixItems")) {
+        if let (Some(Value::Array(ap)), Some(Value::Array(rp))) =
+            (a_obj.get("prefixItems"), r_obj.get("prefixItems"))
+        {
             for (i, (ac, rc)) in ap.iter().zip(rp).enumerate() {
                 self.node(a_root, ac, r_root, rc, &format!("{ptr}/prefixItems/{i}"), depth + 1);
             }
@@ -353,7 +478,11 @@ impl Walker {
                         self.node(a_root, ac, r_root, rc, &format!("{ptr}/allOf/{i}"), depth + 1);
                     }
                 }
-                _ => self.push(DriftKind::ConstraintDropped, &walk::push(ptr, "allOf"), format!("`allOf` with {} branches is dropped", a_all.len())),
+                _ => self.push(
+                    DriftKind::ConstraintDropped,
+                    &walk::push(ptr, "allOf"),
+                    format!("`allOf` with {} branches is dropped", a_all.len()),
+                ),
             }
         }
         self.unions(a_root, a_obj, r_root, r_obj, ptr, depth);
@@ -373,7 +502,8 @@ impl Walker {
         else {
             return;
         };
-        let r_branches = ["anyOf", "oneOf"].into_iter().find_map(|k| r_obj.get(k)).and_then(Value::as_array);
+        let r_branches =
+            ["anyOf", "oneOf"].into_iter().find_map(|k| r_obj.get(k)).and_then(Value::as_array);
         let at = walk::push(ptr, keyword);
         match r_branches {
             Some(r_branches) if r_branches.len() == a_branches.len() => {
@@ -385,14 +515,22 @@ impl Walker {
             Some(r_branches) => self.push(
                 DriftKind::UnionLost,
                 &at,
-                format!("`{keyword}` has {} branches, the rendering {}", a_branches.len(), r_branches.len()),
+                format!(
+                    "`{keyword}` has {} branches, the rendering {}",
+                    a_branches.len(),
+                    r_branches.len()
+                ),
             ),
             None if ptr == "/inputSchema" || ptr == "/outputSchema" => self.push(
                 DriftKind::RootUnionIgnored,
                 &at,
                 format!("the root `{keyword}` with {} branches is ignored", a_branches.len()),
             ),
-            None => self.push(DriftKind::UnionLost, &at, format!("`{keyword}` with {} branches is gone", a_branches.len())),
+            None => self.push(
+                DriftKind::UnionLost,
+                &at,
+                format!("`{keyword}` with {} branches is gone", a_branches.len()),
+            ),
         }
         // Branch-only properties: reachable on the server, absent from the rendering.
         let r_props = r_obj.get("properties").and_then(Value::as_object);

@@ -18,9 +18,9 @@ const ANTHROPIC_ROOT: Source = Source {
     summary: "The Messages API answers 400 invalid_request_error when a tool's input_schema has \
               oneOf, allOf or anyOf at its top level, which fails the whole request.",
 };
-const ANTHROPIC_STRICT: &str =
-    "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations";
-const GEMINI: &str = "https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Schema";
+const ANTHROPIC_STRICT: &str = "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations";
+const GEMINI: &str =
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/Schema";
 const GEMINI_UNKNOWN: &str = "https://github.com/nanbingxyz/5ire/issues/42";
 const MCPO: &str = "https://github.com/open-webui/mcpo/blob/main/src/mcpo/utils/main.py";
 const MCPO_SOURCE: Source = Source {

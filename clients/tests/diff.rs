@@ -27,8 +27,14 @@ fn root_any_of_with_branch_only_properties() {
     );
     let got = drifts(Adapter::Openapi, &tool);
     assert!(has(&got, DriftKind::RootUnionIgnored, "/inputSchema/anyOf"), "{got:?}");
-    assert!(has(&got, DriftKind::PropertyMissing, "/inputSchema/anyOf/0/properties/url"), "{got:?}");
-    assert!(has(&got, DriftKind::PropertyMissing, "/inputSchema/anyOf/1/properties/path"), "{got:?}");
+    assert!(
+        has(&got, DriftKind::PropertyMissing, "/inputSchema/anyOf/0/properties/url"),
+        "{got:?}"
+    );
+    assert!(
+        has(&got, DriftKind::PropertyMissing, "/inputSchema/anyOf/1/properties/path"),
+        "{got:?}"
+    );
     // openai-strict rejects the root union outright: the tool is missing.
     assert_eq!(drifts(Adapter::OpenaiStrict, &tool), [(DriftKind::ToolMissing, String::new())]);
 }
@@ -61,7 +67,11 @@ fn nested_config_constraints_are_found_at_depth() {
     ] {
         assert!(has(&got, DriftKind::ConstraintDropped, pointer), "{pointer}: {got:?}");
     }
-    assert!(has(&got, DriftKind::AdditionalPropertiesChanged, "/inputSchema/properties/config/additionalProperties"));
+    assert!(has(
+        &got,
+        DriftKind::ObjectOpened,
+        "/inputSchema/properties/config/additionalProperties"
+    ));
     assert!(!got.iter().any(|(k, _)| *k == DriftKind::DescriptionLost), "mcpo keeps descriptions");
     assert!(!got.iter().any(|(k, _)| *k == DriftKind::RequiredDropped), "{got:?}");
 }
@@ -75,7 +85,7 @@ fn strict_conversion_adds_null_and_requires_optionals() {
     let got = drifts(Adapter::OpenaiStrict, &tool);
     assert!(has(&got, DriftKind::RequiredAdded, "/inputSchema/properties/limit"), "{got:?}");
     assert!(has(&got, DriftKind::Retyped, "/inputSchema/properties/limit"), "{got:?}");
-    assert!(has(&got, DriftKind::AdditionalPropertiesChanged, "/inputSchema/additionalProperties"), "{got:?}");
+    assert!(has(&got, DriftKind::ObjectClosed, "/inputSchema/additionalProperties"), "{got:?}");
     assert!(!got.iter().any(|(_, p)| p.contains("/properties/q")), "q is unchanged: {got:?}");
 }
 
@@ -90,11 +100,24 @@ fn type_arrays_enum_without_type_and_const() {
         }}),
     );
     let got = drifts(Adapter::Openapi, &tool);
-    assert!(has(&got, DriftKind::ConstraintDropped, "/inputSchema/properties/level/enum"), "{got:?}");
-    assert!(has(&got, DriftKind::ConstraintDropped, "/inputSchema/properties/kind/const"), "{got:?}");
-    assert!(!got.iter().any(|(_, p)| p.starts_with("/inputSchema/properties/maybe")), "a type array becomes anyOf: {got:?}");
+    assert!(
+        has(&got, DriftKind::ConstraintDropped, "/inputSchema/properties/level/enum"),
+        "{got:?}"
+    );
+    assert!(
+        has(&got, DriftKind::ConstraintDropped, "/inputSchema/properties/kind/const"),
+        "{got:?}"
+    );
+    assert!(
+        !got.iter().any(|(_, p)| p.starts_with("/inputSchema/properties/maybe")),
+        "a type array becomes anyOf: {got:?}"
+    );
     let gemini = drifts(Adapter::Gemini, &tool);
-    assert_eq!(gemini, [(DriftKind::ToolMissing, String::new())], "type arrays and const are refused");
+    assert_eq!(
+        gemini,
+        [(DriftKind::ToolMissing, String::new())],
+        "type arrays and const are refused"
+    );
 }
 
 #[test]
@@ -109,7 +132,12 @@ fn recursive_defs_stop_at_the_cycle() {
     );
     let comparison = compare(&tool, &render(Adapter::Mcp, &tool));
     assert!(comparison.drifts.is_empty(), "{:?}", comparison.drifts);
-    assert_eq!(comparison.stopped, ["/inputSchema/properties/root/properties/child: `$ref` cycle, already compared on this path"]);
+    assert_eq!(
+        comparison.stopped,
+        [
+            "/inputSchema/properties/root/properties/child: `$ref` cycle, already compared on this path"
+        ]
+    );
     // anthropic-strict and mcpo refuse the recursion.
     assert!(render(Adapter::AnthropicStrict, &tool).rejected());
     assert!(render(Adapter::Openapi, &tool).rejected());
@@ -125,7 +153,11 @@ fn deep_schemas_stop_at_the_depth_limit() {
     let comparison = compare(&tool, &render(Adapter::Anthropic, &tool));
     assert!(comparison.drifts.is_empty());
     assert_eq!(comparison.stopped.len(), 1);
-    assert!(comparison.stopped[0].ends_with("depth limit (32) reached"), "{:?}", comparison.stopped);
+    assert!(
+        comparison.stopped[0].ends_with("depth limit (32) reached"),
+        "{:?}",
+        comparison.stopped
+    );
 }
 
 #[test]
@@ -139,7 +171,9 @@ fn boolean_property_schemas() {
 #[test]
 fn output_schema_drift() {
     let tool = Tool {
-        output_schema: Some(json!({"type": "object", "properties": {"count": {"type": "integer", "minimum": 0}}, "required": ["count"]})),
+        output_schema: Some(
+            json!({"type": "object", "properties": {"count": {"type": "integer", "minimum": 0}}, "required": ["count"]}),
+        ),
         ..Tool::new("o", json!({"type": "object"}))
     };
     let anthropic = compare(&tool, &render(Adapter::Anthropic, &tool));

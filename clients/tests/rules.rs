@@ -56,10 +56,16 @@ fn shared() -> Value {
 #[expect(clippy::too_many_lines, reason = "one case per rule, in catalogue order")]
 fn cases() -> Vec<Case> {
     vec![
-        Case { rule: "openai-strict/root-not-object", triggers: input(json!({"type": "array"})), near_miss: input(object(json!({}))) },
+        Case {
+            rule: "openai-strict/root-not-object",
+            triggers: input(json!({"type": "array"})),
+            near_miss: input(object(json!({}))),
+        },
         Case {
             rule: "openai-strict/root-union",
-            triggers: input(json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})),
+            triggers: input(
+                json!({"type": "object", "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+            ),
             near_miss: prop(json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})),
         },
         Case {
@@ -67,8 +73,16 @@ fn cases() -> Vec<Case> {
             triggers: input(json!({"type": "object", "additionalProperties": {"type": "string"}})),
             near_miss: input(object(json!({}))),
         },
-        Case { rule: "openai-strict/unsupported-keyword", triggers: prop(json!({"allOf": [{"type": "string"}]})), near_miss: prop(json!({"anyOf": [{"type": "string"}]})) },
-        Case { rule: "openai-strict/undocumented-keyword", triggers: prop(json!({"type": "string", "minLength": 1})), near_miss: prop(json!({"type": "string", "pattern": "^a"})) },
+        Case {
+            rule: "openai-strict/unsupported-keyword",
+            triggers: prop(json!({"allOf": [{"type": "string"}]})),
+            near_miss: prop(json!({"anyOf": [{"type": "string"}]})),
+        },
+        Case {
+            rule: "openai-strict/undocumented-keyword",
+            triggers: prop(json!({"type": "string", "minLength": 1})),
+            near_miss: prop(json!({"type": "string", "pattern": "^a"})),
+        },
         Case {
             rule: "openai-strict/optional-made-nullable",
             triggers: input(object(json!({"p": {"type": "string"}}))),
@@ -79,67 +93,129 @@ fn cases() -> Vec<Case> {
             triggers: input(json!({"type": "object", "properties": {}})),
             near_miss: input(object(json!({}))),
         },
-        Case { rule: "openai-strict/limits", triggers: input(nested(11)), near_miss: input(nested(10)) },
+        Case {
+            rule: "openai-strict/limits",
+            triggers: input(nested(11)),
+            near_miss: input(nested(10)),
+        },
         Case {
             rule: "anthropic/root-combinator",
-            triggers: input(json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]})),
+            triggers: input(
+                json!({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+            ),
             near_miss: prop(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
         },
-        Case { rule: "anthropic/root-not-object", triggers: input(json!({"properties": {}})), near_miss: input(json!({"type": "object"})) },
+        Case {
+            rule: "anthropic/root-not-object",
+            triggers: input(json!({"properties": {}})),
+            near_miss: input(json!({"type": "object"})),
+        },
         Case {
             rule: "anthropic-strict/open-object",
             triggers: input(json!({"type": "object", "additionalProperties": true})),
             near_miss: input(object(json!({}))),
         },
-        Case { rule: "anthropic-strict/closed-object", triggers: input(json!({"type": "object"})), near_miss: input(object(json!({}))) },
-        Case { rule: "anthropic-strict/numeric-constraint", triggers: prop(json!({"type": "integer", "maximum": 5})), near_miss: prop(json!({"type": "integer"})) },
-        Case { rule: "anthropic-strict/string-length", triggers: prop(json!({"type": "string", "maxLength": 5})), near_miss: prop(json!({"type": "string", "pattern": "^a"})) },
+        Case {
+            rule: "anthropic-strict/closed-object",
+            triggers: input(json!({"type": "object"})),
+            near_miss: input(object(json!({}))),
+        },
+        Case {
+            rule: "anthropic-strict/numeric-constraint",
+            triggers: prop(json!({"type": "integer", "maximum": 5})),
+            near_miss: prop(json!({"type": "integer"})),
+        },
+        Case {
+            rule: "anthropic-strict/string-length",
+            triggers: prop(json!({"type": "string", "maxLength": 5})),
+            near_miss: prop(json!({"type": "string", "pattern": "^a"})),
+        },
         Case {
             rule: "anthropic-strict/array-constraint",
             triggers: prop(json!({"type": "array", "minItems": 2})),
             near_miss: prop(json!({"type": "array", "minItems": 1})),
         },
-        Case { rule: "anthropic-strict/format", triggers: prop(json!({"type": "string", "format": "uri-reference"})), near_miss: prop(json!({"type": "string", "format": "uri"})) },
-        Case { rule: "anthropic-strict/recursive-ref", triggers: input(recursive("$defs")), near_miss: input(shared()) },
+        Case {
+            rule: "anthropic-strict/format",
+            triggers: prop(json!({"type": "string", "format": "uri-reference"})),
+            near_miss: prop(json!({"type": "string", "format": "uri"})),
+        },
+        Case {
+            rule: "anthropic-strict/recursive-ref",
+            triggers: input(recursive("$defs")),
+            near_miss: input(shared()),
+        },
         Case {
             rule: "anthropic-strict/external-ref",
             triggers: prop(json!({"$ref": "https://example.invalid/s.json"})),
             near_miss: input(shared()),
         },
-        Case { rule: "anthropic-strict/complex-enum", triggers: prop(json!({"enum": [{"a": 1}]})), near_miss: prop(json!({"enum": ["a", 1, null]})) },
+        Case {
+            rule: "anthropic-strict/complex-enum",
+            triggers: prop(json!({"enum": [{"a": 1}]})),
+            near_miss: prop(json!({"enum": ["a", 1, null]})),
+        },
         Case {
             rule: "anthropic-strict/undocumented-keyword",
             triggers: prop(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
             near_miss: prop(json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})),
         },
-        Case { rule: "gemini/ref", triggers: input(shared()), near_miss: prop(json!({"type": "string"})) },
+        Case {
+            rule: "gemini/ref",
+            triggers: input(shared()),
+            near_miss: prop(json!({"type": "string"})),
+        },
         Case {
             rule: "gemini/combinator",
             triggers: prop(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
-            near_miss: input(json!({"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}})),
+            near_miss: input(
+                json!({"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            ),
         },
-        Case { rule: "gemini/additional-properties", triggers: input(object(json!({}))), near_miss: input(json!({"type": "object", "properties": {}})) },
+        Case {
+            rule: "gemini/additional-properties",
+            triggers: input(object(json!({}))),
+            near_miss: input(json!({"type": "object", "properties": {}})),
+        },
         Case {
             rule: "gemini/type-array",
-            triggers: input(json!({"type": "object", "properties": {"p": {"type": ["string", "null"]}}})),
-            near_miss: input(json!({"type": "object", "properties": {"p": {"type": "string", "nullable": true}}})),
+            triggers: input(
+                json!({"type": "object", "properties": {"p": {"type": ["string", "null"]}}}),
+            ),
+            near_miss: input(
+                json!({"type": "object", "properties": {"p": {"type": "string", "nullable": true}}}),
+            ),
         },
         Case {
             rule: "gemini/unknown-field",
-            triggers: input(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"})),
+            triggers: input(
+                json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+            ),
             near_miss: input(json!({"title": "T", "type": "object"})),
         },
         Case {
             rule: "gemini/format",
-            triggers: input(json!({"type": "object", "properties": {"p": {"type": "string", "format": "uri"}}})),
-            near_miss: input(json!({"type": "object", "properties": {"p": {"type": "string", "format": "date-time"}}})),
+            triggers: input(
+                json!({"type": "object", "properties": {"p": {"type": "string", "format": "uri"}}}),
+            ),
+            near_miss: input(
+                json!({"type": "object", "properties": {"p": {"type": "string", "format": "date-time"}}}),
+            ),
         },
         Case {
             rule: "gemini/enum-not-strings",
-            triggers: input(json!({"type": "object", "properties": {"p": {"type": "integer", "enum": [1, 2]}}})),
-            near_miss: input(json!({"type": "object", "properties": {"p": {"type": "string", "enum": ["1", "2"]}}})),
+            triggers: input(
+                json!({"type": "object", "properties": {"p": {"type": "integer", "enum": [1, 2]}}}),
+            ),
+            near_miss: input(
+                json!({"type": "object", "properties": {"p": {"type": "string", "enum": ["1", "2"]}}}),
+            ),
         },
-        Case { rule: "openapi/constraint-dropped", triggers: prop(json!({"type": "string", "minLength": 1})), near_miss: input(json!({"type": "object", "properties": {"p": {"type": "string"}}})) },
+        Case {
+            rule: "openapi/constraint-dropped",
+            triggers: prop(json!({"type": "string", "minLength": 1})),
+            near_miss: input(json!({"type": "object", "properties": {"p": {"type": "string"}}})),
+        },
         Case {
             rule: "openapi/untyped",
             triggers: prop(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
@@ -152,18 +228,36 @@ fn cases() -> Vec<Case> {
         },
         Case {
             rule: "openapi/unresolved-ref",
-            triggers: input(json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}})),
+            triggers: input(
+                json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/s"}}, "definitions": {"s": {"type": "string"}}}),
+            ),
             near_miss: input(shared()),
         },
-        Case { rule: "openapi/recursive-ref", triggers: input(recursive("$defs")), near_miss: input(shared()) },
+        Case {
+            rule: "openapi/recursive-ref",
+            triggers: input(recursive("$defs")),
+            near_miss: input(shared()),
+        },
         Case {
             rule: "openapi/boolean-schema",
             triggers: input(json!({"type": "object", "properties": {"a": true}})),
             near_miss: input(json!({"type": "object", "properties": {"a": {}}})),
         },
-        Case { rule: "mcp/input-root-type", triggers: input(json!({"properties": {}})), near_miss: input(json!({"type": "object"})) },
-        Case { rule: "mcp/output-root-type", triggers: output(json!({"type": "array"})), near_miss: output(json!({"type": "object"})) },
-        Case { rule: "mcp/required-not-strings", triggers: input(json!({"type": "object", "required": "a"})), near_miss: input(json!({"type": "object", "required": ["a"]})) },
+        Case {
+            rule: "mcp/input-root-type",
+            triggers: input(json!({"properties": {}})),
+            near_miss: input(json!({"type": "object"})),
+        },
+        Case {
+            rule: "mcp/output-root-type",
+            triggers: output(json!({"type": "array"})),
+            near_miss: output(json!({"type": "object"})),
+        },
+        Case {
+            rule: "mcp/required-not-strings",
+            triggers: input(json!({"type": "object", "required": "a"})),
+            near_miss: input(json!({"type": "object", "required": ["a"]})),
+        },
         Case {
             rule: "mcp/boolean-property-schema",
             triggers: output(json!({"type": "object", "properties": {"result": true}})),
@@ -171,8 +265,12 @@ fn cases() -> Vec<Case> {
         },
         Case {
             rule: "mcp/schema-dialect",
-            triggers: input(json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})),
-            near_miss: input(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"})),
+            triggers: input(
+                json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}),
+            ),
+            near_miss: input(
+                json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+            ),
         },
     ]
 }
@@ -190,7 +288,11 @@ fn each_rule_triggers_and_its_near_miss_does_not() {
     for case in cases() {
         let adapter = adapter_of(case.rule);
         let hit = rules_reported(adapter, &case.triggers);
-        assert!(hit.contains(&case.rule), "{}: not reported for the trigger; got {hit:?}", case.rule);
+        assert!(
+            hit.contains(&case.rule),
+            "{}: not reported for the trigger; got {hit:?}",
+            case.rule
+        );
         let miss = rules_reported(adapter, &case.near_miss);
         assert!(!miss.contains(&case.rule), "{}: reported for the near miss", case.rule);
     }
@@ -205,13 +307,20 @@ fn anthropic_baseline_rules_apply_to_strict_too() {
 #[test]
 fn request_complexity_counts_the_listing() {
     let tools = [
-        input(json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"type": "string"}}, "required": ["b"]})),
-        input(json!({"type": "object", "properties": {"c": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}})),
+        input(
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"type": "string"}}, "required": ["b"]}),
+        ),
+        input(
+            json!({"type": "object", "properties": {"c": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
+        ),
     ];
     let findings = listing_findings(Adapter::AnthropicStrict, &tools);
     assert_eq!(findings.len(), 1);
     assert_eq!(findings[0].rule, "anthropic-strict/request-complexity");
-    assert_eq!(findings[0].detail, "2 strict tools, 2 optional parameters and 2 union-typed parameters in one request");
+    assert_eq!(
+        findings[0].detail,
+        "2 strict tools, 2 optional parameters and 2 union-typed parameters in one request"
+    );
     assert!(!findings[0].is_failure(), "ambiguous rules never fail");
     assert!(listing_findings(Adapter::Gemini, &tools).is_empty());
 }
@@ -230,7 +339,8 @@ fn every_rule_has_a_case() {
 #[test]
 fn rejection_follows_non_ambiguous_failures_only() {
     // `gemini/format` is fail but ambiguous: the rendering survives (without the format).
-    let tool = input(json!({"type": "object", "properties": {"p": {"type": "string", "format": "uri"}}}));
+    let tool =
+        input(json!({"type": "object", "properties": {"p": {"type": "string", "format": "uri"}}}));
     let rendering = render(Adapter::Gemini, &tool);
     assert!(!rendering.rejected());
     assert_eq!(rendering.input.expect("rendered")["properties"]["p"], json!({"type": "string"}));
@@ -251,6 +361,12 @@ fn openai_conversion_closes_requires_and_nulls() {
     assert_eq!(rendered["additionalProperties"], json!(false));
     assert_eq!(rendered["required"], json!(["q", "n", "r"]));
     assert_eq!(rendered["properties"]["q"], json!({"type": "string"}));
-    assert_eq!(rendered["properties"]["n"], json!({"type": ["integer", "null"], "enum": [1, 2, null]}));
-    assert_eq!(rendered["properties"]["r"], json!({"anyOf": [{"$ref": "#/$defs/r"}, {"type": "null"}]}));
+    assert_eq!(
+        rendered["properties"]["n"],
+        json!({"type": ["integer", "null"], "enum": [1, 2, null]})
+    );
+    assert_eq!(
+        rendered["properties"]["r"],
+        json!({"anyOf": [{"$ref": "#/$defs/r"}, {"type": "null"}]})
+    );
 }

@@ -22,11 +22,11 @@ const KEPT: &[&str] = &[
     "definitions",
     "pattern",
 ];
-const NUMERIC: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+const NUMERIC: &[&str] =
+    &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 const ARRAY: &[&str] = &["maxItems", "uniqueItems", "contains", "minContains", "maxContains"];
-const FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid",
-];
+const FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
 
 struct Strict;
 
@@ -40,7 +40,11 @@ impl Policy for Strict {
             "minItems" => Action::Drop("anthropic-strict/array-constraint"),
             "format" if value.as_str().is_some_and(|f| FORMATS.contains(&f)) => Action::Keep,
             "format" => Action::Drop("anthropic-strict/format"),
-            "enum" if value.as_array().is_some_and(|v| v.iter().any(|m| m.is_object() || m.is_array())) => {
+            "enum"
+                if value
+                    .as_array()
+                    .is_some_and(|v| v.iter().any(|m| m.is_object() || m.is_array())) =>
+            {
                 Action::Reject("anthropic-strict/complex-enum")
             }
             "$ref" if !value.as_str().is_some_and(|r| r.starts_with('#')) => {
@@ -80,12 +84,19 @@ fn root_checks(ctx: &mut Ctx<'_>, root: &Value) {
         ctx.emit(
             "anthropic/root-not-object",
             ptr,
-            format!("the root declares `type` {}", root.get("type").map_or("(none)".into(), excerpt)),
+            format!(
+                "the root declares `type` {}",
+                root.get("type").map_or("(none)".into(), excerpt)
+            ),
         );
     }
 }
 
-pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool, strict: bool) -> (Option<Value>, Option<Value>) {
+pub(super) fn render(
+    ctx: &mut Ctx<'_>,
+    tool: &Tool,
+    strict: bool,
+) -> (Option<Value>, Option<Value>) {
     let root = &tool.input_schema;
     root_checks(ctx, root);
     if !strict {
@@ -119,9 +130,7 @@ pub(super) fn listing(ctx: &mut Ctx<'_>, tools: &[Tool]) {
                 if !required.contains(&name.as_str()) {
                     optional += 1;
                 }
-                if schema.get("anyOf").is_some()
-                    || types_of(schema).is_some_and(|t| t.len() > 1)
-                {
+                if schema.get("anyOf").is_some() || types_of(schema).is_some_and(|t| t.len() > 1) {
                     unions += 1;
                 }
             }

@@ -56,7 +56,11 @@ impl Policy for Subset {
     }
 
     fn boolean(&self, ctx: &mut Ctx<'_>, value: bool, ptr: &str) -> Value {
-        ctx.emit("gemini/unknown-field", ptr, format!("the boolean schema `{value}` is not a Schema object"));
+        ctx.emit(
+            "gemini/unknown-field",
+            ptr,
+            format!("the boolean schema `{value}` is not a Schema object"),
+        );
         Value::Object(serde_json::Map::new())
     }
 }

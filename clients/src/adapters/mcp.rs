@@ -33,11 +33,13 @@ fn check_root(ctx: &mut Ctx<'_>, schema: &Value, ptr: &str, rule: &str) {
         );
     }
     if let Some(dialect) = schema.get("$schema") {
-        let known = dialect
-            .as_str()
-            .is_some_and(|d| d.trim_end_matches('#') == DIALECT_2020_12);
+        let known = dialect.as_str().is_some_and(|d| d.trim_end_matches('#') == DIALECT_2020_12);
         if !known {
-            ctx.emit("mcp/schema-dialect", &walk::push(ptr, "$schema"), format!("`$schema` is {}", excerpt(dialect)));
+            ctx.emit(
+                "mcp/schema-dialect",
+                &walk::push(ptr, "$schema"),
+                format!("`$schema` is {}", excerpt(dialect)),
+            );
         }
     }
 }

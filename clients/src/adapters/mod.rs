@@ -132,16 +132,15 @@ pub(crate) fn transform(
                 Some(map) => Value::Object(
                     map.iter()
                         .map(|(name, s)| {
-                            let child = transform(policy, ctx, s, &walk::push(&at, name), depth + 1);
+                            let child =
+                                transform(policy, ctx, s, &walk::push(&at, name), depth + 1);
                             (name.clone(), child)
                         })
                         .collect(),
                 ),
                 None => value.clone(),
             }
-        } else if ARRAY_KEYWORDS.contains(&key.as_str())
-            || (key == "items" && value.is_array())
-        {
+        } else if ARRAY_KEYWORDS.contains(&key.as_str()) || (key == "items" && value.is_array()) {
             match value.as_array() {
                 Some(items) => Value::Array(
                     items

@@ -140,12 +140,19 @@ pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<V
         ctx.emit(
             "openai-strict/root-not-object",
             ptr,
-            format!("the root declares `type` {}", root.get("type").map_or("(none)".into(), super::excerpt)),
+            format!(
+                "the root declares `type` {}",
+                root.get("type").map_or("(none)".into(), super::excerpt)
+            ),
         );
     }
     for union in ["anyOf", "oneOf"] {
         if root.get(union).is_some() {
-            ctx.emit("openai-strict/root-union", &walk::push(ptr, union), format!("root `{union}`"));
+            ctx.emit(
+                "openai-strict/root-union",
+                &walk::push(ptr, union),
+                format!("root `{union}`"),
+            );
         }
     }
     let rendered = transform(&Strict, ctx, root, ptr, 0);

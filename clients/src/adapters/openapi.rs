@@ -75,7 +75,7 @@ impl Builder<'_> {
             return rendered;
         }
         for (key, value) in object {
-            if !READ.contains(&key.as_str()) && !(key == "oneOf" || key == "allOf") {
+            if !(READ.contains(&key.as_str()) || key == "oneOf" || key == "allOf") {
                 ctx.emit(
                     "openapi/constraint-dropped",
                     &walk::push(ptr, key),
@@ -151,7 +151,11 @@ impl Builder<'_> {
             },
             "string" | "integer" | "boolean" | "number" | "null" => json!({"type": ty}),
             other => {
-                ctx.emit("openapi/untyped", ptr, format!("`type` {other:?}: the field becomes `Any`"));
+                ctx.emit(
+                    "openapi/untyped",
+                    ptr,
+                    format!("`type` {other:?}: the field becomes `Any`"),
+                );
                 json!({})
             }
         }
@@ -167,7 +171,12 @@ impl Builder<'_> {
     ) -> Value {
         let required: Vec<Value> = required
             .and_then(Value::as_array)
-            .map(|r| r.iter().filter(|n| n.as_str().is_some_and(|n| properties.contains_key(n))).cloned().collect())
+            .map(|r| {
+                r.iter()
+                    .filter(|n| n.as_str().is_some_and(|n| properties.contains_key(n)))
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default();
         let rendered: Map<String, Value> = properties
             .iter()
