@@ -29,8 +29,7 @@ const MCPO_SOURCE: Source = Source {
               keeping only each property's type, description, default, nested properties, array \
               items and anyOf branches.",
 };
-const TS_SDK: &str =
-    "https://github.com/modelcontextprotocol/typescript-sdk/blob/main/src/types.ts";
+const TS_SDK: &str = "https://www.npmjs.com/package/@modelcontextprotocol/sdk/v/1.32.2";
 
 const fn entry(
     id: &'static str,
@@ -461,9 +460,10 @@ pub static RULES: &[Rule] = &[
         "`inputSchema` is not an object schema with `type: \"object\"`: TypeScript SDK clients reject the whole `tools/list`",
         Source {
             url: TS_SDK,
-            summary: "The TypeScript SDK parses every listed tool with a schema whose inputSchema \
-                      must have type exactly \"object\"; one tool that fails makes the whole \
-                      tools/list result fail to parse.",
+            summary: "The TypeScript SDK (1.32, ListToolsResultSchema in dist/esm/types.js) parses \
+                      every listed tool with a schema whose inputSchema must have type exactly \
+                      \"object\"; one tool that fails makes the whole tools/list result fail to \
+                      parse.",
         },
         "declare `\"type\": \"object\"` at the root of `inputSchema`",
     ),
@@ -497,12 +497,13 @@ pub static RULES: &[Rule] = &[
         Mcp,
         Fail,
         false,
-        "a root property schema is a boolean (`true`/`false`): Python SDK clients on 2025-11-25 models reject the whole `tools/list`",
+        "a root property schema of `inputSchema`/`outputSchema` is a boolean (`true`/`false`): TypeScript SDK 1.x clients (and Python SDK clients on 2025-11-25 models) reject the whole `tools/list`",
         Source {
-            url: "https://github.com/modelcontextprotocol/python-sdk/issues/3353",
-            summary: "The Python SDK's 2025-11-25 tool models type each property as an object, so \
-                      one boolean property schema fails validation of the entire tools/list \
-                      result.",
+            url: TS_SDK,
+            summary: "The TypeScript SDK 1.32 types each root property of inputSchema and \
+                      outputSchema as an object schema, so one boolean property schema fails the \
+                      parse of the entire tools/list result (the Python SDK has the same problem, \
+                      modelcontextprotocol/python-sdk#3353).",
         },
         "write `{}` instead of `true` (and `{\"not\": {}}` instead of `false`)",
     ),

@@ -259,3 +259,46 @@ fn a_live_fixture_server_is_listed_and_checked() {
     assert!(!report["tools"].as_array().expect("tools").is_empty());
     assert_eq!(report["listing"]["problems"], json!([]));
 }
+
+/// The real TypeScript SDK client (1.32.2, installed by `scripts/install-e2e.sh`) parses each
+/// tool of a capture with its own `ListToolsResultSchema`; it must reject exactly the tools the
+/// `mcp` adapter fails, on the SDK cases, the breakers and every corpus capture.
+#[test]
+fn the_mcp_adapter_agrees_with_the_real_typescript_sdk_client() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sdk = root.join("fixtures/e2e/node_modules/@modelcontextprotocol/sdk");
+    assert!(
+        sdk.exists(),
+        "{} is missing: run `bash scripts/install-e2e.sh` first (the README's test command does)",
+        sdk.display()
+    );
+    let mut captures =
+        vec![fixture("clients/mcp-sdk-cases.json"), fixture("clients/breakers.json")];
+    for ecosystem in ["npm", "pypi"] {
+        let dir = fixture("tools-list").join(ecosystem);
+        let mut files: Vec<_> =
+            std::fs::read_dir(dir).expect("corpus").map(|e| e.expect("entry").path()).collect();
+        files.sort();
+        captures.extend(files);
+    }
+    let mut rejected_by_sdk = 0;
+    for capture in &captures {
+        let path = capture.to_str().expect("utf-8");
+        let out = std::process::Command::new("node")
+            .arg(root.join("fixtures/e2e/ts-client-check.mjs"))
+            .arg(path)
+            .output()
+            .expect("node runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let (_, report) = json_report(&["--tools", path, "--adapter", "mcp"]);
+        for line in String::from_utf8(out.stdout).expect("utf-8").lines() {
+            let verdict: Value = serde_json::from_str(line).expect("JSON line");
+            let name = verdict["name"].as_str().expect("name");
+            let sdk_rejects = verdict["accepted"] == false;
+            let adapter_rejects = adapter(&report, name, "mcp")["status"] == "rejected";
+            assert_eq!(adapter_rejects, sdk_rejects, "{path} `{name}`: the SDK says {verdict}");
+            rejected_by_sdk += usize::from(sdk_rejects);
+        }
+    }
+    assert_eq!(rejected_by_sdk, 7, "the six SDK cases and the breakers' `anything`");
+}
