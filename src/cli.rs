@@ -359,6 +359,16 @@ pub struct ClientsArgs {
     #[arg(long, help_heading = "Adapters")]
     pub list_rules: bool,
 
+    /// Send each canary the rendering allows and the server's schema rejects to the live server,
+    /// and report whether it answers gracefully (tool error, invalid params) or fails; a failure
+    /// counts as a fail finding.
+    #[arg(long, conflicts_with = "tools", help_heading = "Canaries")]
+    pub call: bool,
+
+    /// With --call, also call tools that are not annotated readOnlyHint: true.
+    #[arg(long, requires = "call", help_heading = "Canaries")]
+    pub include_destructive: bool,
+
     /// Seed of the random samples behind the canaries.
     #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Canaries")]
     pub seed: u64,

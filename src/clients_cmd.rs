@@ -10,6 +10,7 @@ use crate::tools_list;
 use anyhow::Context as _;
 use mcp_fuzz_clients::diff::{self, Comparison};
 use mcp_fuzz_clients::{Adapter, Finding, RULES, Rendering, Severity, Tool, canary, rule};
+use mcp_fuzz_engine::classify::{Outcome, classify};
 use mcp_fuzz_engine::client::{Connection, Target};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -46,7 +47,10 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     if input.tools.is_empty() {
         return Err(CliError::NoTools { origin: input.origin }.into());
     }
-    let report = analyse(&input, &adapters, args.seed);
+    let mut report = analyse(&input, &adapters, args.seed);
+    if args.call {
+        call_canaries(args, &input, &mut report)?;
+    }
     if let Some(path) = &args.output {
         let bytes = serde_json::to_vec_pretty(&report).context("failed to serialise the report")?;
         write_atomically(path, &bytes)?;
@@ -85,6 +89,8 @@ fn write_stdout(text: &str) -> anyhow::Result<()> {
 struct Input {
     origin: String,
     tools: Vec<Tool>,
+    /// `annotations.readOnlyHint` of each tool (live servers only).
+    read_only: Vec<Option<bool>>,
     /// Listed items that are not usable tools (live servers only).
     problems: Vec<Value>,
     truncated: Option<String>,
@@ -96,7 +102,7 @@ fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
         let text = read(path, &origin)?;
         let tools = tools_list::parse(&text)
             .map_err(|error| CliError::Capture { origin: origin.clone(), error })?;
-        let tools = tools
+        let tools: Vec<Tool> = tools
             .into_iter()
             .map(|t| Tool {
                 name: t.name,
@@ -104,7 +110,8 @@ fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
                 output_schema: t.output_schema,
             })
             .collect();
-        return Ok(Input { origin, tools, problems: Vec::new(), truncated: None });
+        let read_only = vec![None; tools.len()];
+        return Ok(Input { origin, tools, read_only, problems: Vec::new(), truncated: None });
     }
     let target = target(&args.target)?;
     let options = connect_options(&args.target)?;
@@ -122,6 +129,7 @@ fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
     };
     let problems =
         listing.problems.iter().map(|p| serde_json::to_value(p).unwrap_or(Value::Null)).collect();
+    let read_only = listing.tools.iter().map(|t| t.read_only).collect();
     let tools = listing
         .tools
         .into_iter()
@@ -131,7 +139,75 @@ fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
             output_schema: t.output_schema,
         })
         .collect();
-    Ok(Input { origin, tools, problems, truncated: listing.truncated })
+    Ok(Input { origin, tools, read_only, problems, truncated: listing.truncated })
+}
+
+/// `--call`: sends every distinct canary of the first kind (the rendering allows it, the server's
+/// schema rejects it) to the server, with the same read-only gate and classification as `run`,
+/// and records the outcome on each canary. A failing outcome is a fail finding.
+fn call_canaries(args: &ClientsArgs, input: &Input, report: &mut Value) -> anyhow::Result<()> {
+    let target = target(&args.target)?;
+    let options = connect_options(&args.target)?;
+    let timeout = secs(args.target.timeout, "--timeout")?;
+    let mut failures = 0_u64;
+    let mut done: Vec<(usize, Value, Value)> = Vec::new();
+    runtime()?.block_on(async {
+        let mut conn: Option<Connection> = None;
+        let tools = report["tools"].as_array_mut().expect("tools array");
+        for (index, tool) in tools.iter_mut().enumerate() {
+            let name = input.tools[index].name.clone();
+            for adapter in tool["adapters"].as_array_mut().expect("adapters array") {
+                for canary in adapter["canaries"].as_array_mut().expect("canaries array") {
+                    if canary["direction"] != "rendered-allows-server-rejects" {
+                        continue;
+                    }
+                    let value = canary["value"].clone();
+                    if let Some((_, _, call)) = done.iter().find(|(i, v, _)| *i == index && *v == value) {
+                        canary["call"] = call.clone();
+                        continue;
+                    }
+                    let call = if input.read_only[index] != Some(true) && !args.include_destructive {
+                        json!({"status": "skipped", "reason": "not annotated readOnlyHint: true (pass --include-destructive)"})
+                    } else if let Value::Object(arguments) = &value {
+                        if conn.is_none() {
+                            conn = Some(Connection::connect(&target, &options).await.map_err(|e| start_error(&e, &target))?);
+                        }
+                        let c = conn.as_ref().expect("connected");
+                        let reply = c.call_tool(&name, arguments, timeout).await;
+                        let outcome = classify(reply, None, || c.stderr_tail());
+                        let verdict = if outcome.is_failure() {
+                            failures += 1;
+                            "failure"
+                        } else if outcome.is_graceful() {
+                            "graceful"
+                        } else {
+                            "accepted"
+                        };
+                        if matches!(outcome, Outcome::Exited { .. } | Outcome::Timeout) {
+                            // The next call needs a fresh server.
+                            if let Some(old) = conn.take() {
+                                old.close().await;
+                            }
+                        }
+                        json!({"status": "called", "verdict": verdict, "outcome": outcome})
+                    } else {
+                        json!({"status": "skipped", "reason": "the canary is not a JSON object, so it cannot be sent as arguments"})
+                    };
+                    canary["call"] = call.clone();
+                    done.push((index, value, call));
+                }
+            }
+        }
+        if let Some(c) = conn {
+            c.close().await;
+        }
+        Ok::<_, CliError>(())
+    })?;
+    let total = report["failures"].as_u64().unwrap_or(0) + failures;
+    report["failures"] = json!(total);
+    report["canaryCallFailures"] = json!(failures);
+    report["verdict"] = json!(if total > 0 { "fail" } else { "pass" });
+    Ok(())
 }
 
 fn finding_json(finding: &Finding) -> Value {
@@ -286,6 +362,17 @@ fn human(report: &Value) -> String {
                     c["value"],
                     c["detail"].as_str().unwrap_or("")
                 );
+                if let Some(call) = c.get("call") {
+                    let said = match call["status"].as_str() {
+                        Some("called") => format!(
+                            "{}: {}",
+                            call["verdict"].as_str().unwrap_or(""),
+                            call["outcome"]["kind"].as_str().unwrap_or("")
+                        ),
+                        _ => format!("skipped: {}", call["reason"].as_str().unwrap_or("")),
+                    };
+                    let _ = writeln!(lines, "         sent to the server: {said}");
+                }
             }
         }
         if !lines.is_empty() {

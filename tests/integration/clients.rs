@@ -302,3 +302,42 @@ fn the_mcp_adapter_agrees_with_the_real_typescript_sdk_client() {
     }
     assert_eq!(rejected_by_sdk, 7, "the six SDK cases and the breakers' `anything`");
 }
+
+/// `--call` sends the canaries the rendering allows and the server rejects: fx-healthy answers
+/// them gracefully, fx-lenient accepts what its own schema forbids; neither is a failure.
+#[test]
+fn call_sends_canaries_and_judges_the_answers() {
+    let healthy = server("fx-healthy");
+    let (code, report) = json_report(&[
+        "--call",
+        "--adapter",
+        "anthropic-strict",
+        "--",
+        healthy.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, SUCCESS, "{report:#}");
+    assert_eq!(report["canaryCallFailures"], 0);
+    let add = adapter(&report, "add", "anthropic-strict");
+    let sent = &add["canaries"][0];
+    assert_eq!(sent["direction"], "rendered-allows-server-rejects");
+    assert_eq!(sent["call"]["status"], "called");
+    assert_eq!(sent["call"]["verdict"], "graceful");
+    assert_eq!(sent["call"]["outcome"]["kind"], "tool-error");
+    let lenient = server("fx-lenient");
+    let (code, report) = json_report(&[
+        "--call",
+        "--include-destructive",
+        "--adapter",
+        "openapi",
+        "--",
+        lenient.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, SUCCESS);
+    let sent = &adapter(&report, "anything", "openapi")["canaries"][0];
+    assert_eq!(sent["value"], json!({"count": -1}));
+    assert_eq!(sent["call"]["verdict"], "accepted", "the server takes a value its schema forbids");
+    assert!(
+        mcp_fuzz(["clients", "--call", "--tools", "x.json"]).code == USAGE,
+        "--call needs a live server"
+    );
+}
