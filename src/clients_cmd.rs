@@ -309,9 +309,10 @@ fn human(report: &Value) -> String {
     let tools = report["tools"].as_array().map_or(0, Vec::len);
     let _ = writeln!(
         s,
-        "mcp-fuzz clients {}: {} ({tools} tools)\n",
+        "mcp-fuzz clients {}: {} ({tools} tool{})\n",
         report["toolVersion"].as_str().unwrap_or(""),
-        report["source"].as_str().unwrap_or("")
+        report["source"].as_str().unwrap_or(""),
+        if tools == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         s,
