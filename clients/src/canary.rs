@@ -199,9 +199,12 @@ fn simpler(value: &Value) -> Vec<Value> {
         }
         Value::String(s) if !s.is_empty() => {
             out.push(Value::String(String::new()));
-            let half: String = s.chars().take(s.chars().count() / 2).collect();
-            if !half.is_empty() {
-                out.push(Value::String(half));
+            // Shorter prefixes, coarse to fine, so a length bound is reached in few steps.
+            let len = s.chars().count();
+            for keep in [len / 2, len * 7 / 8, len - 1] {
+                if keep > 0 && keep < len {
+                    out.push(Value::String(s.chars().take(keep).collect()));
+                }
             }
         }
         Value::Number(n) => {
