@@ -468,6 +468,18 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
         push("keyword-changed", at, format!("{old} -> {new}"));
         return;
     }
+    // A node that gained or lost a combinator (`anyOf` around the old object, a `$ref`...) is one
+    // change: comparing its keywords with the other side's would only list noise.
+    let shape =
+        |m: &Map<String, Value>| ["anyOf", "oneOf", "allOf", "$ref"].map(|k| m.contains_key(k));
+    if shape(o) != shape(n) {
+        let key = ["anyOf", "oneOf", "allOf", "$ref"]
+            .into_iter()
+            .find(|k| o.contains_key(*k) != n.contains_key(*k))
+            .expect("the shapes differ in some keyword");
+        push("combinator-changed", &ptr(at, key), format!("`{key}` added or removed"));
+        return;
+    }
     // Types.
     let types = |m: &Map<String, Value>| -> Option<Vec<String>> {
         match m.get("type") {

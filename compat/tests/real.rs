@@ -31,7 +31,9 @@ fn snapshots_are_normalized_and_stable() {
         "server-memory@2025.4.25.json",
         "server-memory@2026.8.31.json",
         "server-filesystem@2025.8.21.json",
+        "server-filesystem@2026.1.14.json",
         "server-filesystem@2026.8.31.json",
+        "server-everything@2026.7.4.json",
         "server-everything@2025.11.25.json",
         "server-everything@2026.8.31.json",
     ] {
@@ -142,4 +144,35 @@ fn reversed_pairs_break_where_the_forward_ones_widened() {
     let echo = entry(&d, "echo", Direction::Input);
     assert_eq!((echo.verdict, echo.counted), (Verdict::Breaking, Verdict::Review));
     assert!(echo.witness.as_ref().is_some_and(|w| w.open_content));
+}
+
+#[test]
+fn server_filesystem_2026_8_31_widened_an_output() {
+    // `read_media_file` items were `{type: image|audio|blob, data, mimeType}`; 2026.8.31 makes them
+    // an `anyOf` that adds `{type: "resource", resource: {uri, blob}}`, which old clients never saw.
+    let d = run("server-filesystem@2026.1.14.json", "server-filesystem@2026.8.31.json");
+    let output = entry(&d, "read_media_file", Direction::Output);
+    assert_eq!(output.verdict, Verdict::Breaking, "{}", output.reason);
+    let w = output.witness.as_ref().expect("witness");
+    assert_eq!(w.value["content"][0]["type"], "resource");
+    assert_eq!((w.pointer.as_str(), w.keyword.as_str()), ("/content/0", "required"));
+    assert!(output.changes.iter().any(|c| c.id == "output-combinator-changed"));
+    // `move_file` now says it is destructive.
+    let tool = entry(&d, "move_file", Direction::Tool);
+    assert_eq!(tool.verdict, Verdict::Review);
+    assert!(tool.changes.iter().any(|c| c.id == "annotation-destructive-added"));
+    // Nothing else breaks: every input is compatible.
+    assert!(
+        d.entries
+            .iter()
+            .filter(|e| e.direction == Direction::Input)
+            .all(|e| e.verdict == Verdict::Compatible)
+    );
+}
+
+#[test]
+fn server_everything_2026_7_4_to_2026_8_31_is_a_compatible_release() {
+    let d = run("server-everything@2026.7.4.json", "server-everything@2026.8.31.json");
+    assert!(d.entries.iter().all(|e| e.verdict == Verdict::Compatible));
+    assert!(d.passes(&[Verdict::Breaking, Verdict::Unknown, Verdict::Review]));
 }
