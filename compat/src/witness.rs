@@ -89,29 +89,47 @@ pub fn search(
         Some(candidate)
     };
     let plain = [json!(null), json!(false), json!(0), json!(0.5), json!(""), json!([]), json!({})];
-    let mutations = target.mutations().unwrap_or_default().into_iter().map(|m| m.value);
     let boundary = source.boundary().unwrap_or_default();
+    // A small object the source accepts, to graft the target's mutations onto: an argument the
+    // old schema accepts plus the one property the new schema rejects.
+    let base = boundary.iter().find(|v| v.is_object() && source.is_valid(v)).cloned();
+    let mutations: Vec<Value> = target
+        .mutations()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| {
+            let graft = graft(base.as_ref(), &m.value, &m.label.pointer);
+            (m.value, graft)
+        })
+        .flat_map(|(value, graft)| std::iter::once(value).chain(graft))
+        .collect();
     let mut sampler = source.sampler(budget.seed);
-    let mut random_failed = false;
-    let mut fixed = plain.into_iter().chain(mutations).chain(boundary);
+    // Three streams taken in turn, so that a large schema's boundary values or mutations cannot
+    // use up the budget alone: the source's boundary values, the target's mutations (as they are
+    // and grafted), random valid values of the source.
+    let mut streams: [Box<dyn Iterator<Item = Value>>; 3] = [
+        Box::new(plain.into_iter().chain(boundary)),
+        Box::new(mutations.into_iter()),
+        Box::new(std::iter::from_fn(move || sampler.valid().ok())),
+    ];
+    let mut live = [true; 3];
+    let mut turn = 0_usize;
     let found = loop {
-        if tried >= budget.max_candidates {
+        if tried >= budget.max_candidates || !live.iter().any(|l| *l) {
             break None;
         }
         if tried.is_multiple_of(16) && budget.deadline.is_some_and(|d| Instant::now() >= d) {
             timed_out = true;
             break None;
         }
-        let candidate = match fixed.next() {
-            Some(c) => c,
-            None if random_failed => break None,
-            None => match sampler.valid() {
-                Ok(v) => v,
-                Err(_) => {
-                    random_failed = true;
-                    continue;
-                }
-            },
+        let stream = turn % 3;
+        turn += 1;
+        if !live[stream] {
+            continue;
+        }
+        let Some(candidate) = streams[stream].next() else {
+            live[stream] = false;
+            continue;
         };
         if let Some(w) = check(candidate, &mut tried, &mut open) {
             break Some((w, false));
@@ -123,6 +141,25 @@ pub fn search(
     let value = shrink(value, |v| breaks(v) && (open_content || !declared.is_open(v)));
     let (pointer, keyword) = target.violations(&value).into_iter().next().unwrap_or_default();
     Search::Found(Witness { value, pointer, keyword, open_content }, tried)
+}
+
+/// `base` with the top-level property that `pointer` names in `mutated` copied over: `None` when
+/// there is no base, the pointer is the root, or the property is missing from the mutation.
+fn graft(base: Option<&Value>, mutated: &Value, pointer: &str) -> Option<Value> {
+    let base = base?.as_object()?;
+    let first = pointer.strip_prefix('/')?.split('/').next()?;
+    let key = first.replace("~1", "/").replace("~0", "~");
+    let mut out = base.clone();
+    match mutated.get(&key) {
+        Some(value) => {
+            out.insert(key, value.clone());
+        }
+        // A removed property (missing-required): remove it from the base too.
+        None => {
+            out.shift_remove(&key)?;
+        }
+    }
+    Some(Value::Object(out))
 }
 
 /// The property names a source schema declares, for the open-content test.

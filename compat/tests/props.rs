@@ -290,3 +290,67 @@ fn corpus_schemas_are_proved_included_in_themselves_structurally() {
         unproved.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// Cross pairs of real corpus schemas (same tool name, schemas from two different tools): no
+/// panic, every witness separates the two (checked here), and a `compatible` verdict survives the
+/// boundary values and 100 random values of the old schema.
+#[test]
+fn cross_pairs_of_corpus_schemas_are_judged_soundly() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/tools-list");
+    let mut schemas: Vec<Value> = Vec::new();
+    let mut files: Vec<_> = ["npm", "pypi"]
+        .iter()
+        .flat_map(|e| {
+            std::fs::read_dir(format!("{root}/{e}"))
+                .expect("corpus")
+                .map(|f| f.expect("entry").path())
+        })
+        .collect();
+    files.sort();
+    for path in files {
+        let capture =
+            parse_capture(&std::fs::read_to_string(&path).expect("read")).expect("parses");
+        schemas.extend(capture.tools.into_iter().filter_map(|t| t.input_schema));
+    }
+    let n = schemas.len();
+    let options = Options { max_candidates: 100, ..Options::default() };
+    let (mut compatible, mut breaking, mut unknown) = (0, 0, 0);
+    for i in 0..300 {
+        let (a, b) = (&schemas[(i * 7919) % n], &schemas[(i * 104_729 + 13) % n]);
+        let capture = |s: &Value| {
+            parse_capture(&json!({"tools": [{"name": "t", "inputSchema": s}]}).to_string())
+                .expect("capture")
+        };
+        let d = diff(&capture(a), &capture(b), &options);
+        let entry = d.entries.iter().find(|e| e.direction == Direction::Input).expect("input");
+        let (Ok(ga), Ok(gb)) = (Generator::compile(a), Generator::compile(b)) else { continue };
+        match entry.verdict {
+            Verdict::Breaking => {
+                breaking += 1;
+                let w = entry.witness.as_ref().expect("a break has a witness");
+                assert!(ga.is_valid(&w.value) && !gb.is_valid(&w.value), "pair {i}: {}", w.value);
+            }
+            Verdict::Compatible => {
+                compatible += 1;
+                let mut sampler = ga.sampler(i as u64);
+                let values = ga
+                    .boundary()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain((0..100).filter_map(|_| sampler.valid().ok()));
+                for value in values.filter(Value::is_object) {
+                    assert!(
+                        gb.is_valid(&value),
+                        "pair {i}: compatible claimed, {value} breaks\n{a}\n{b}"
+                    );
+                }
+            }
+            _ => unknown += 1,
+        }
+    }
+    // Most unrelated real schemas are incompatible, and the witness search shows it.
+    assert!(
+        breaking > 250 && compatible > 0 && unknown <= 3,
+        "{compatible} compatible, {breaking} breaking, {unknown} unknown"
+    );
+}
