@@ -5,21 +5,23 @@
 //! - [`Direction::ServerAllowsRenderedRejects`]: a value the server accepts that the client can
 //!   no longer express (a dropped optional property, a lost union branch).
 //!
-//! Candidates come from the generator ([`mcp_fuzz_generators::Generator`]): boundary values and
-//! seeded samples of one schema, and the labelled mutations of the other. Each candidate is
-//! checked with the `jsonschema` crate (formats asserted) against both schemas, and the first
-//! witness is shrunk greedily while it keeps disagreeing.
+//! Each direction is an inclusion question, answered with the compatibility engine
+//! (`mcp-fuzz-compat`): first a structural proof that the allowing schema is included in the
+//! rejecting one (then no canary exists, and the note says so), otherwise its witness search
+//! (generator values of the allowing schema and mutations of the rejecting one, shrunk). Every
+//! witness is then checked once more with the `jsonschema` crate (formats asserted) against both
+//! schemas before it is reported.
 
+use mcp_fuzz_compat::dialect::to_2020_12;
+use mcp_fuzz_compat::prove::Prover;
+use mcp_fuzz_compat::witness::{self, Budget, Search};
 use mcp_fuzz_generators::Generator;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// Why: random samples beyond the deterministic candidates; enough to reach optional branches,
-/// small enough to keep a 1000-tool corpus run in seconds.
-const SAMPLES: usize = 8;
-
-/// Why: greedy shrinking re-validates every simplification; this bounds the work per witness.
-const SHRINK_STEPS: usize = 200;
+/// Why: candidates per direction; the compatibility engine's default for one tool and direction,
+/// enough to reach optional branches and every mutation of a typical tool schema.
+pub const MAX_CANDIDATES: usize = 300;
 
 /// Which way the schemas disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -31,8 +33,18 @@ pub enum Direction {
     ServerAllowsRenderedRejects,
 }
 
+impl Direction {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::RenderedAllowsServerRejects => "rendered-allows-server-rejects",
+            Self::ServerAllowsRenderedRejects => "server-allows-rendered-rejects",
+        }
+    }
+}
+
 /// One witness value.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Canary {
     /// Which way the schemas disagree on it.
     pub direction: Direction,
@@ -40,14 +52,17 @@ pub struct Canary {
     pub value: Value,
     /// Why the rejecting schema rejects it (`/q: "" is shorter than 1 character`).
     pub detail: String,
+    /// The value needs a property the allowing schema never declares (an open object).
+    pub open_content: bool,
 }
 
-/// The canaries of one comparison and anything that limited the search.
+/// The canaries of one comparison and what the search concluded where it found none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Canaries {
     /// At most one per direction.
     pub canaries: Vec<Canary>,
-    /// Why a direction has no canary when the search could not run.
+    /// Per direction without a canary: proved impossible, not found within the budget, or why
+    /// the search could not run.
     pub notes: Vec<String>,
 }
 
@@ -82,38 +97,73 @@ pub fn find(advertised: &Value, rendered: &Value, seed: u64) -> Canaries {
 #[must_use]
 pub fn find_in(advertised: &Value, rendered: &Value, seed: u64, wanted: &[Direction]) -> Canaries {
     let mut out = Canaries::default();
-    let (server, client) = match (validator(advertised), validator(rendered)) {
-        (Ok(s), Ok(c)) => (s, c),
-        (Err(e), _) => {
+    let compiled = (
+        validator(advertised),
+        validator(rendered),
+        Generator::compile(advertised),
+        Generator::compile(rendered),
+    );
+    let (server, client, server_gen, client_gen) = match compiled {
+        (Ok(s), Ok(c), Ok(sg), Ok(cg)) => (s, c, sg, cg),
+        (Err(e), ..) => {
             out.notes.push(format!("the advertised schema does not compile: {e}"));
             return out;
         }
-        (_, Err(e)) => {
+        (_, Err(e), ..) => {
             out.notes.push(format!("the rendered schema does not compile: {e}"));
+            return out;
+        }
+        (_, _, Err(e), _) | (_, _, _, Err(e)) => {
+            out.notes.push(format!("no values can be generated: {e}"));
             return out;
         }
     };
     let directions = [
-        (Direction::RenderedAllowsServerRejects, rendered, advertised, &client, &server),
-        (Direction::ServerAllowsRenderedRejects, advertised, rendered, &server, &client),
+        (
+            Direction::RenderedAllowsServerRejects,
+            (rendered, &client_gen, &client),
+            (advertised, &server_gen, &server),
+        ),
+        (
+            Direction::ServerAllowsRenderedRejects,
+            (advertised, &server_gen, &server),
+            (rendered, &client_gen, &client),
+        ),
     ];
-    for (direction, allowing, rejecting, accepts, refuses) in directions {
+    for (direction, (source, source_gen, accepts), (target, target_gen, refuses)) in directions {
         if !wanted.contains(&direction) {
             continue;
         }
-        let disagrees = |v: &Value| accepts.is_valid(v) && !refuses.is_valid(v);
-        match search(allowing, rejecting, seed, &disagrees) {
-            Ok(Some(found)) => {
-                let value = shrink(found, &disagrees);
+        let (s, t) =
+            (to_2020_12(source, source_gen.dialect()), to_2020_12(target, target_gen.dialect()));
+        if Prover::new(&s, &t).objects_at_root().includes().is_ok() {
+            out.notes.push(format!("{}: proved impossible", direction.as_str()));
+            continue;
+        }
+        let budget =
+            Budget { max_candidates: MAX_CANDIDATES, deadline: None, seed, objects_only: true };
+        match witness::search(source_gen, target_gen, &witness::declared_names(source), budget) {
+            Search::Found(w, _) if accepts.is_valid(&w.value) && !refuses.is_valid(&w.value) => {
                 let detail = refuses
-                    .iter_errors(&value)
+                    .iter_errors(&w.value)
                     .next()
                     .map(|e| format!("{}: {e}", display_path(&e.instance_path().to_string())))
                     .unwrap_or_default();
-                out.canaries.push(Canary { direction, value, detail });
+                out.canaries.push(Canary {
+                    direction,
+                    value: w.value,
+                    detail,
+                    open_content: w.open_content,
+                });
             }
-            Ok(None) => {}
-            Err(note) => out.notes.push(note),
+            Search::Found(w, _) => out.notes.push(format!(
+                "{}: the witness {} did not hold against the report's validators",
+                direction.as_str(),
+                w.value
+            )),
+            Search::NotFound { tried, .. } => {
+                out.notes.push(format!("{}: none among {tried} candidates", direction.as_str()));
+            }
         }
     }
     out
@@ -121,110 +171,6 @@ pub fn find_in(advertised: &Value, rendered: &Value, seed: u64, wanted: &[Direct
 
 fn display_path(path: &str) -> &str {
     if path.is_empty() { "(root)" } else { path }
-}
-
-/// The first disagreeing value among, in order (cheapest first, stopping at the first hit): the
-/// boundary values of `allowing`, the mutations of `rejecting`, seeded samples of `allowing`.
-fn search(
-    allowing: &Value,
-    rejecting: &Value,
-    seed: u64,
-    disagrees: &dyn Fn(&Value) -> bool,
-) -> Result<Option<Value>, String> {
-    let generator = Generator::compile(allowing).map_err(|e| format!("generator: {e}"))?;
-    if let Ok(boundary) = generator.boundary()
-        && let Some(found) = boundary.into_iter().find(|v| disagrees(v))
-    {
-        return Ok(Some(found));
-    }
-    if let Ok(other) = Generator::compile(rejecting)
-        && let Ok(mutations) = other.mutations()
-        && let Some(found) = mutations.into_iter().map(|m| m.value).find(|v| disagrees(v))
-    {
-        return Ok(Some(found));
-    }
-    let mut sampler = generator.sampler(seed);
-    for _ in 0..SAMPLES {
-        match sampler.valid() {
-            Ok(v) if disagrees(&v) => return Ok(Some(v)),
-            Ok(_) => {}
-            Err(_) => break,
-        }
-    }
-    Ok(None)
-}
-
-/// Greedy shrinking: take the first one-step simplification that still disagrees, repeat.
-fn shrink(mut value: Value, keeps: &dyn Fn(&Value) -> bool) -> Value {
-    for _ in 0..SHRINK_STEPS {
-        match simpler(&value).into_iter().find(|c| keeps(c)) {
-            Some(next) => value = next,
-            None => break,
-        }
-    }
-    value
-}
-
-/// One-step simplifications of `value`, simplest first.
-fn simpler(value: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    match value {
-        Value::Object(map) => {
-            for key in map.keys() {
-                let mut smaller = map.clone();
-                smaller.remove(key);
-                out.push(Value::Object(smaller));
-            }
-            for (key, child) in map {
-                for c in simpler(child) {
-                    let mut changed: Map<String, Value> = map.clone();
-                    changed.insert(key.clone(), c);
-                    out.push(Value::Object(changed));
-                }
-            }
-        }
-        Value::Array(items) => {
-            for i in 0..items.len() {
-                let mut smaller = items.clone();
-                smaller.remove(i);
-                out.push(Value::Array(smaller));
-            }
-            for (i, child) in items.iter().enumerate() {
-                for c in simpler(child) {
-                    let mut changed = items.clone();
-                    changed[i] = c;
-                    out.push(Value::Array(changed));
-                }
-            }
-        }
-        Value::String(s) if !s.is_empty() => {
-            out.push(Value::String(String::new()));
-            // Shorter prefixes, coarse to fine, so a length bound is reached in few steps.
-            let len = s.chars().count();
-            for keep in [len / 2, len * 7 / 8, len - 1] {
-                if keep > 0 && keep < len {
-                    out.push(Value::String(s.chars().take(keep).collect()));
-                }
-            }
-        }
-        Value::Number(n) => {
-            if n.as_f64() != Some(0.0) {
-                out.push(Value::from(0));
-            }
-            if let Some(f) = n.as_f64()
-                && f.fract() != 0.0
-            {
-                #[expect(
-                    clippy::cast_possible_truncation,
-                    reason = "a shrink candidate; out-of-range saturates"
-                )]
-                out.push(Value::from(f.trunc() as i64));
-            }
-        }
-        Value::Bool(true) => out.push(Value::Bool(false)),
-        _ => {}
-    }
-    out
 }
 
 #[cfg(test)]
@@ -248,14 +194,26 @@ mod tests {
     }
 
     #[test]
-    fn identical_schemas_have_no_canary() {
+    fn identical_schemas_have_no_canary_and_say_it_is_proved() {
         let s = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}});
-        assert!(find(&s, &s, 0).canaries.is_empty());
+        let found = find(&s, &s, 0);
+        assert!(found.canaries.is_empty());
+        assert_eq!(
+            found.notes,
+            [
+                "rendered-allows-server-rejects: proved impossible",
+                "server-allows-rendered-rejects: proved impossible"
+            ]
+        );
     }
 
     #[test]
-    fn shrinking_keeps_the_predicate() {
-        let keeps = |v: &Value| v.get("a").is_some();
-        assert_eq!(shrink(json!({"a": "xyz", "b": [1, 2]}), &keeps), json!({"a": ""}));
+    fn a_closed_rendering_rejects_an_undeclared_property_as_open_content() {
+        let server = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let client = json!({"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": false});
+        let found = find_in(&server, &client, 0, &[Direction::ServerAllowsRenderedRejects]);
+        assert_eq!(found.canaries.len(), 1, "{found:?}");
+        assert!(found.canaries[0].open_content);
+        assert_eq!(found.canaries[0].value.as_object().map(|o| o.len()), Some(1));
     }
 }
