@@ -132,6 +132,19 @@ fn every_format_renders() {
 }
 
 #[test]
+fn output_file_holds_what_stdout_shows() {
+    let (old, new) = (real("server-memory@2025.4.25.json"), real("server-memory@2026.8.31.json"));
+    let out = TempFile::new("diff.md", "");
+    let path = out.path().to_str().expect("utf-8");
+    let run = mcp_fuzz(["diff", &old, &new, "--format", "markdown", "--output", path]);
+    run.assert_code(code::SUCCESS);
+    assert_eq!(std::fs::read_to_string(out.path()).expect("written"), run.stdout);
+    let run = mcp_fuzz(["diff", &old, &new, "--output", "/nonexistent-dir/diff.json"]);
+    run.assert_code(code::USAGE);
+    assert!(run.stderr.contains("/nonexistent-dir"), "{}", run.stderr);
+}
+
+#[test]
 fn bad_input_exits_2_with_a_reason() {
     let good = real("server-memory@2026.8.31.json");
     let run = mcp_fuzz(["diff", "/nonexistent/old.json", &good]);
