@@ -123,6 +123,11 @@ fn evidence(e: &Entry) -> String {
     }
 }
 
+/// Whether an entry is worth a line: not compatible, or with a change above info level.
+fn shown(e: &Entry) -> bool {
+    e.verdict != Verdict::Compatible || e.changes.iter().any(|c| c.level > Level::Info)
+}
+
 fn counts_line(result: &Diff) -> String {
     result
         .counts()
@@ -144,11 +149,9 @@ fn policy_line(result: &Diff, fail_on: &[Verdict]) -> String {
 fn human(result: &Diff, (old, new): &(String, String), fail_on: &[Verdict]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "mcp-fuzz diff {old} -> {new}");
-    let mut shown = 0;
-    for e in result.entries.iter().filter(|e| {
-        e.verdict != Verdict::Compatible || e.changes.iter().any(|c| c.level.as_str() != "info")
-    }) {
-        shown += 1;
+    let mut lines = 0;
+    for e in result.entries.iter().filter(|e| shown(e)) {
+        lines += 1;
         let _ = writeln!(
             out,
             "\n{:<10} {} ({})",
@@ -163,7 +166,7 @@ fn human(result: &Diff, (old, new): &(String, String), fail_on: &[Verdict]) -> S
             let _ = writeln!(out, "  - {} [{}]{at}: {}", c.id, c.level.as_str(), c.detail);
         }
     }
-    if shown == 0 {
+    if lines == 0 {
         let _ = writeln!(out, "\nno incompatible change found");
     }
     let tools = result
@@ -195,7 +198,7 @@ fn markdown(result: &Diff, (old, new): &(String, String), fail_on: &[Verdict]) -
     let rows: Vec<Vec<String>> = result
         .entries
         .iter()
-        .filter(|e| e.verdict != Verdict::Compatible || !e.changes.is_empty())
+        .filter(|e| shown(e))
         .map(|e| {
             let changes =
                 e.changes.iter().map(|c| md::code_span(&c.id)).collect::<Vec<_>>().join(", ");
