@@ -33,7 +33,7 @@ pub enum Command {
     /// with generated arguments, classify every outcome and score its crash resilience.
     ///
     /// Example: mcp-fuzz --fail-under 90 -- node server.js
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 
     /// Call one tool once with the given arguments and print how the call was judged: the replay
     /// line of a finding.
@@ -62,6 +62,12 @@ pub enum Command {
     ///
     /// Example: mcp-fuzz clients --tools capture.json --adapter openai-strict --format json
     Clients(ClientsArgs),
+
+    /// Re-run a case file written by `run --artifacts`: exit 1 if its minimal arguments still
+    /// fail, 0 if they now pass. By default against the recorded server command.
+    ///
+    /// Example: mcp-fuzz replay cases/search-exited-valid-1a2b3c4d.json -- ./server
+    Replay(ReplayArgs),
 }
 
 /// Arguments of `mcp-fuzz snapshot`.
@@ -317,6 +323,55 @@ pub struct RunArgs {
     /// (round-robin over the selectable tools). Merge the shards with `mcp-fuzz report merge`.
     #[arg(long, value_name = "SCHEME:M/N", help_heading = "Selection")]
     pub partition: Option<mcp_fuzz_engine::partition::Partition>,
+
+    /// Write one case file per failure finding into DIR (JSON, see docs/case.schema.json); replay
+    /// one with `mcp-fuzz replay FILE`.
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub artifacts: Option<PathBuf>,
+
+    /// Do not shrink failing cases (the minimal case is then the original; it is still re-run to
+    /// tell flaky failures apart).
+    #[arg(long, help_heading = "Shrinking")]
+    pub no_shrink: bool,
+
+    /// Time allowed to shrink each failure, e.g. `30s`, `2m`.
+    #[arg(long, value_name = "DURATION", default_value = "30s", help_heading = "Shrinking")]
+    pub shrink_time: String,
+
+    /// Candidate calls allowed to shrink each failure.
+    #[arg(long, value_name = "N", default_value_t = 200, help_heading = "Shrinking")]
+    pub max_shrink_steps: u32,
+
+    /// Stop the whole run after DURATION (e.g. `60s`, `10m`); tools not reached are skipped.
+    #[arg(long, value_name = "DURATION", help_heading = "Budgets")]
+    pub time_budget: Option<String>,
+
+    /// Stop calling a tool after DURATION.
+    #[arg(long, value_name = "DURATION", help_heading = "Budgets")]
+    pub tool_time_budget: Option<String>,
+
+    /// Stop the run after N failure findings.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Budgets")]
+    pub max_failures: Option<u64>,
+
+    /// Server instances to spread the cases over; the report is the same for any N.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64), help_heading = "Generation")]
+    pub jobs: u64,
+
+    /// Do not feed values from earlier results (ids, cursors, paths) into later tools' inputs.
+    #[arg(long, help_heading = "Generation")]
+    pub no_feed: bool,
+}
+
+/// Arguments of `mcp-fuzz replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The case file (written by `mcp-fuzz run --artifacts DIR`).
+    #[arg(value_name = "CASE.json")]
+    pub case: PathBuf,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 /// Arguments of `mcp-fuzz call`.

@@ -11,6 +11,7 @@ mod errors;
 mod exit_code;
 mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
+mod replay_cmd;
 mod report;
 mod run_cmd;
 mod snapshot_cmd;
@@ -49,6 +50,7 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Diff(args) => diff_cmd::run(args),
         cli::Command::Report(cli::ReportCommand::Merge(args)) => run_cmd::merge_command(args),
         cli::Command::Clients(args) => clients_cmd::run(args),
+        cli::Command::Replay(args) => replay_cmd::replay_command(args),
     }
 }
 
@@ -58,6 +60,7 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         "gen",
         "run",
         "call",
+        "replay",
         "snapshot",
         "diff",
         "report",

@@ -7,9 +7,11 @@ use crate::exit_code;
 use crate::report::{self, baseline::Baseline, merge::merge, model::Doc};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
+use mcp_fuzz_engine::case_file::CaseFile;
 use mcp_fuzz_engine::classify::classify;
 use mcp_fuzz_engine::client::{ConnectError, ConnectOptions, Connection, Target};
-use mcp_fuzz_engine::run::{Progress, RunConfig, RunError, run};
+use mcp_fuzz_engine::run::{Campaign, Progress, Report, RunConfig, RunError, run};
+use mcp_fuzz_engine::shrink::ShrinkConfig;
 use std::fmt::Write as _;
 use std::io::IsTerminal as _;
 use std::io::Write as _;
@@ -20,6 +22,49 @@ pub(crate) fn secs(s: f64, flag: &str) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s).map_err(|_| {
         CliError::Usage(format!("{flag} must be a positive number of seconds, got {s}")).into()
     })
+}
+
+/// A duration flag: `90`, `90s`, `1500ms`, `2m` or `1h`.
+fn duration(text: &str, flag: &str) -> anyhow::Result<Duration> {
+    let t = text.trim();
+    let (number, unit) =
+        t.find(|c: char| c.is_ascii_alphabetic()).map_or((t, "s"), |i| t.split_at(i));
+    let scale = match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => f64::NAN,
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * scale)
+        .filter(|n| n.is_finite() && *n > 0.0)
+        .and_then(|n| Duration::try_from_secs_f64(n).ok())
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "{flag} takes a positive duration such as 90s, 1500ms, 2m or 1h, got `{text}`"
+            ))
+            .into()
+        })
+}
+
+/// The `--env KEY=VALUE` pairs.
+pub(crate) fn env_pairs(args: &TargetArgs) -> anyhow::Result<Vec<(String, String)>> {
+    args.env
+        .iter()
+        .map(|kv| {
+            kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--env takes KEY=VALUE, got `{}`",
+                    kv.split('=').next().unwrap_or("")
+                ))
+                .into()
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn target(args: &TargetArgs) -> anyhow::Result<Target> {
@@ -43,18 +88,7 @@ pub(crate) fn target(args: &TargetArgs) -> anyhow::Result<Target> {
     if args.command.is_empty() {
         return Err(CliError::Usage("no server given: pass the server command after `--` (e.g. `mcp-fuzz -- node server.js`) or --http URL".into()).into());
     }
-    let env = args
-        .env
-        .iter()
-        .map(|kv| {
-            kv.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--env takes KEY=VALUE, got `{}`",
-                    kv.split('=').next().unwrap_or("")
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let env = env_pairs(args)?;
     Ok(Target::Stdio {
         command: args.command.clone(),
         env,
@@ -94,6 +128,27 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         skip_tools: args.skip_tools.clone(),
         max_pages: 100,
         partition: args.partition,
+        campaign: Campaign {
+            shrink: ShrinkConfig {
+                enabled: !args.no_shrink,
+                time: duration(&args.shrink_time, "--shrink-time")?,
+                max_steps: args.max_shrink_steps,
+                reruns: 3,
+            },
+            jobs: usize::try_from(args.jobs).unwrap_or(1),
+            time_budget: args
+                .time_budget
+                .as_deref()
+                .map(|t| duration(t, "--time-budget"))
+                .transpose()?,
+            tool_time_budget: args
+                .tool_time_budget
+                .as_deref()
+                .map(|t| duration(t, "--tool-time-budget"))
+                .transpose()?,
+            max_failures: args.max_failures.and_then(|n| usize::try_from(n).ok()),
+            feed: !args.no_feed,
+        },
     };
     let bar = progress_bar(plan.stdout_is_machine());
     // Ctrl-C: the server lives in its own process group and does not get the terminal's SIGINT;
@@ -115,6 +170,9 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         Err(RunError::Connect(e)) => return Err(start_error(&e, &cfg.target).into()),
         Err(e) => return Err(CliError::ServerStart(format!("{e}")).into()),
     };
+    if let Some(dir) = &args.artifacts {
+        write_case_files(dir, &report, &cfg)?;
+    }
     let mut doc = Doc::from_report(&report);
     doc.partition = args.partition.map(|p| p.to_string());
     if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
@@ -303,6 +361,26 @@ fn verdict(doc: &Doc, fail_under: Option<f64>) -> u8 {
     }
 }
 
+/// One case file per failure finding, written atomically into `dir` (created if missing).
+fn write_case_files(dir: &Path, report: &Report, cfg: &RunConfig) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "failed to create the --artifacts directory {}; check the path and its permissions",
+            dir.display()
+        )
+    })?;
+    for f in &report.findings {
+        if let Some(case) =
+            CaseFile::from_finding(report, f, &cfg.target, cfg.timeout.as_secs_f64())
+        {
+            let bytes =
+                serde_json::to_vec_pretty(&case).context("failed to serialise a case file")?;
+            write_atomically(&dir.join(case.file_name()), &bytes)?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// reader never sees a partial file.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -344,4 +422,20 @@ pub fn call_command(args: &CallArgs) -> anyhow::Result<u8> {
     serde_json::to_writer_pretty(&mut out, &outcome).context("failed to write the outcome")?;
     writeln!(out).context("failed to write the outcome")?;
     Ok(if outcome.is_failure() { exit_code::FINDINGS } else { exit_code::SUCCESS })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration("90", "--x").expect("plain seconds"), Duration::from_secs(90));
+        assert_eq!(duration("60s", "--x").expect("seconds"), Duration::from_secs(60));
+        assert_eq!(duration("1500ms", "--x").expect("millis"), Duration::from_millis(1500));
+        assert_eq!(duration("2m", "--x").expect("minutes"), Duration::from_secs(120));
+        assert!(duration("0s", "--x").is_err());
+        assert!(duration("5d", "--x").is_err());
+        assert!(duration("-1", "--x").is_err());
+    }
 }

@@ -3,11 +3,11 @@
 //! input handling; a validation message is graceful.
 
 use crate::client::{ExitInfo, Reply, excerpt};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The outcome of one call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Outcome {
     /// A successful result.
@@ -109,6 +109,17 @@ impl Outcome {
             | Self::Oversize { .. } => true,
             Self::RpcError { message, .. } => !looks_like_validation(message),
             _ => false,
+        }
+    }
+
+    /// Whether this outcome is a failure finding for a case whose input is valid (or not): on
+    /// invalid input anything but a graceful answer or acceptance, on valid input a failure.
+    #[must_use]
+    pub fn fails(&self, valid_input: bool) -> bool {
+        if valid_input {
+            self.is_failure()
+        } else {
+            !self.is_graceful() && !matches!(self, Self::Ok)
         }
     }
 

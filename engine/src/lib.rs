@@ -6,9 +6,13 @@
 //! ([`run`]). It never prints: the binary renders the [`run::Report`].
 #![deny(missing_docs)]
 
+pub mod case_file;
 pub mod classify;
 pub mod client;
+pub mod feed;
 pub mod partition;
 pub mod plan;
 pub mod run;
+pub mod shrink;
 pub mod tools;
+mod worker;

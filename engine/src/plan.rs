@@ -3,11 +3,11 @@
 //! the other labelled mutations, then random valid and invalid values.
 
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Whether a case's arguments are meant to be accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Deterministic boundary value (valid).
@@ -27,7 +27,7 @@ impl Mode {
 }
 
 /// How a case was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseLabel {
     /// Valid or invalid.
@@ -41,12 +41,18 @@ pub struct CaseLabel {
     /// For invalid cases: the keyword violated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keyword: Option<String>,
+    /// For valid cases built from an earlier tool's result: the property that was fed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fed: Option<String>,
 }
 
 impl std::fmt::Display for CaseLabel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.mutation, &self.pointer) {
             (Some(m), Some(p)) => write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p }),
+            _ if self.fed.is_some() => {
+                write!(f, "valid, `{}` from an earlier result", self.fed.as_deref().unwrap_or(""))
+            }
             _ => f.write_str(match self.mode {
                 Mode::Boundary => "boundary",
                 Mode::Valid => "valid",
@@ -63,6 +69,9 @@ pub struct Case {
     pub label: CaseLabel,
     /// The `arguments` object.
     pub arguments: Map<String, Value>,
+    /// For random cases: the index of the sampler draw that made it, so that its value tree can
+    /// be regenerated from the tool seed to shrink it (see `Sampler::skip`).
+    pub draw: Option<u64>,
 }
 
 /// Boundary values kept per tool.
@@ -104,8 +113,10 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
                     mutation: None,
                     pointer: None,
                     keyword: None,
+                    fed: None,
                 },
                 arguments,
+                draw: None,
             });
         }
     }
@@ -122,14 +133,17 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
                     mutation: Some(m.label.mutation.as_str().to_owned()),
                     pointer: Some(m.label.pointer),
                     keyword: Some(m.label.keyword.to_owned()),
+                    fed: None,
                 },
                 arguments,
+                draw: None,
             });
         }
     }
     let mut sampler = generator.sampler(seed);
     let mut invalid_ok = true;
     for _ in 0..random {
+        let draw = Some(sampler.draws());
         if let Some(arguments) = object(sampler.valid()?) {
             cases.push(Case {
                 label: CaseLabel {
@@ -137,11 +151,14 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
                     mutation: None,
                     pointer: None,
                     keyword: None,
+                    fed: None,
                 },
                 arguments,
+                draw,
             });
         }
         if invalid_ok {
+            let draw = Some(sampler.draws());
             match sampler.invalid() {
                 Ok(inv) => {
                     if let Some(arguments) = object(inv.value) {
@@ -151,8 +168,10 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
                                 mutation: Some(inv.label.mutation.as_str().to_owned()),
                                 pointer: Some(inv.label.pointer),
                                 keyword: Some(inv.label.keyword.to_owned()),
+                                fed: None,
                             },
                             arguments,
+                            draw,
                         });
                     }
                 }

@@ -1,13 +1,18 @@
 //! One fuzzing run: connect, list, select the tools (read-only by default), call each with its
 //! planned cases, restart the server when it dies or stops answering, classify, and score.
 
-use crate::classify::{Outcome, classify};
-use crate::client::{ConnectError, ConnectOptions, Connection, ServerInfo, Target};
+use crate::classify::Outcome;
+use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, ServerInfo, Target};
+use crate::feed::Pool;
 use crate::plan::{Case, CaseLabel, Mode, plan, tool_seed};
+use crate::shrink::{ShrinkConfig, ShrinkStats, Subject, shrink};
 use crate::tools::{ListingProblem, Tool, list_all};
+use crate::worker::{Shared, Slot, Stop, failure_key, work};
+use futures_util::future::join_all;
 use mcp_fuzz_generators::Generator;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 /// The version of the JSON report's shape.
@@ -42,6 +47,38 @@ pub struct RunConfig {
     pub max_pages: usize,
     /// Only this shard of the selectable tools (`--partition`); the others are skipped.
     pub partition: Option<crate::partition::Partition>,
+    /// Shrinking, budgets, parallel jobs and output feeding.
+    pub campaign: Campaign,
+}
+
+/// How a campaign searches: shrinking, budgets, parallel server instances, output feeding.
+#[derive(Debug, Clone)]
+pub struct Campaign {
+    /// Shrinking of failing cases.
+    pub shrink: ShrinkConfig,
+    /// Server instances the cases are spread over (`--jobs`); the report is the same for any.
+    pub jobs: usize,
+    /// Wall time for the whole run (`--time-budget`); tools not reached are skipped.
+    pub time_budget: Option<Duration>,
+    /// Wall time per tool (`--tool-time-budget`).
+    pub tool_time_budget: Option<Duration>,
+    /// Stop after this many failure findings (`--max-failures`).
+    pub max_failures: Option<usize>,
+    /// Feed values from earlier results into later tools' inputs.
+    pub feed: bool,
+}
+
+impl Default for Campaign {
+    fn default() -> Self {
+        Self {
+            shrink: ShrinkConfig::default(),
+            jobs: 1,
+            time_budget: None,
+            tool_time_budget: None,
+            max_failures: None,
+            feed: true,
+        }
+    }
 }
 
 /// A tool's status in the report.
@@ -95,14 +132,41 @@ pub struct Finding {
     /// How the case was made.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case: Option<CaseLabel>,
-    /// The exact arguments sent.
+    /// The exact arguments sent (the original failing case).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
+    /// The smallest arguments found that still fail the same way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimal_arguments: Option<Map<String, Value>>,
+    /// Whether re-running the minimal arguments failed the same way only some of the time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flaky: Option<bool>,
+    /// What shrinking did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrink: Option<ShrinkStats>,
     /// The outcome, in full.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
     /// A one-line explanation.
     pub message: String,
+    /// What a case file needs beyond the report (not serialised in it).
+    #[serde(skip)]
+    pub evidence: Option<Box<Evidence>>,
+}
+
+/// What was recorded when the minimal case was re-run, for case files.
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    /// The exchange of the last re-run (a failing one when any failed).
+    pub exchange: Option<Exchange>,
+    /// The server's stderr tail after that call.
+    pub stderr: Vec<String>,
+    /// The outcome of that call.
+    pub minimal_outcome: Option<Outcome>,
+    /// The tool's outputSchema, needed to judge a replay.
+    pub output_schema: Option<Value>,
+    /// For random cases: the sampler draw that made the case.
+    pub draw: Option<u64>,
 }
 
 /// The score of the run.
@@ -139,6 +203,10 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The crash-resilience score.
     pub score: Score,
+    /// Why the campaign stopped before calling every planned case, if it did
+    /// (`--time-budget`, `--max-failures`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     /// Server restarts.
     pub restarts: u64,
     /// Calls made.
@@ -237,30 +305,6 @@ fn skip_reason(tool: &Tool, cfg: &RunConfig) -> Option<String> {
     None
 }
 
-struct ToolRun<'a> {
-    cfg: &'a RunConfig,
-    conn: Option<Connection>,
-    restarts: u64,
-    calls: u64,
-}
-
-impl ToolRun<'_> {
-    async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
-        if self.conn.is_none() {
-            let c = Connection::connect(&self.cfg.target, &self.cfg.connect).await?;
-            self.restarts += 1;
-            self.conn = Some(c);
-        }
-        Ok(self.conn.as_ref().expect("just connected"))
-    }
-
-    async fn drop_connection(&mut self) {
-        if let Some(c) = self.conn.take() {
-            c.close().await;
-        }
-    }
-}
-
 /// Runs the campaign.
 ///
 /// # Errors
@@ -269,10 +313,15 @@ impl ToolRun<'_> {
 #[expect(clippy::too_many_lines, reason = "the run loop reads best top to bottom")]
 pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<Report, RunError> {
     let started = Instant::now();
+    let campaign = &cfg.campaign;
+    let run_deadline = campaign.time_budget.map(|b| started + b);
     let first = Connection::connect(&cfg.target, &cfg.connect).await?;
     let server = first.server.clone();
     let listing = list_all(&first, cfg.max_pages, cfg.timeout).await.map_err(RunError::Listing)?;
-    let mut state = ToolRun { cfg, conn: Some(first), restarts: 0, calls: 0 };
+    let jobs = campaign.jobs.max(1);
+    let mut slots: Vec<Slot<'_>> = std::iter::once(Slot::new(cfg, Some(first)))
+        .chain((1..jobs).map(|_| Slot::new(cfg, None)))
+        .collect();
     let mut findings: Vec<Finding> = Vec::new();
     for ListingProblem { index, name, reason } in &listing.problems {
         findings.push(general(
@@ -289,6 +338,9 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let mut prog = Progress { done: 0, planned: 0, findings: 0, restarts: 0 };
     let mut dealt: u64 = 0;
     let mut seen_names: Vec<&str> = Vec::new();
+    let mut pool = Pool::default();
+    let mut stopped: Option<String> = None;
+    let mut failures_so_far = 0_usize;
     for tool in &listing.tools {
         if seen_names.contains(&tool.name.as_str()) {
             findings.push(general(
@@ -321,6 +373,15 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             tools_report.push(tr);
             continue;
         }
+        if stopped.is_none() && run_deadline.is_some_and(|d| Instant::now() >= d) {
+            stopped = Some("the run's --time-budget ran out".into());
+        }
+        if let Some(why) = &stopped {
+            tr.status = "skipped";
+            tr.reason = Some(format!("not reached: {why}"));
+            tools_report.push(tr);
+            continue;
+        }
         let generator = match Generator::compile(&tool.input_schema) {
             Ok(g) => g,
             Err(e) => {
@@ -331,7 +392,8 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 continue;
             }
         };
-        let cases = match plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases) {
+        let seed = tool_seed(cfg.seed, &tool.name);
+        let mut cases = match plan(&generator, seed, cfg.cases) {
             Ok(c) => c,
             Err(e) => {
                 tr.status = "schema-error";
@@ -341,200 +403,178 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 continue;
             }
         };
+        if campaign.feed && !pool.is_empty() {
+            let fed = pool.cases(&tool.input_schema, &generator, &cases);
+            cases.extend(fed);
+        }
         let output = tool
             .output_schema
             .as_ref()
             .and_then(|s| jsonschema::options().should_validate_formats(false).build(s).ok());
         prog.planned += cases.len() as u64;
         progress(prog);
-        let mut tool_findings: Vec<Finding> = Vec::new();
-        let mut results: Vec<(Case, Outcome)> = Vec::new();
-        let mut tool_restarts = 0;
-        for case in cases {
-            let conn = match state.ensure().await {
-                Ok(c) => c,
-                Err(e) => {
-                    tr.status = "gave-up";
-                    tr.reason = Some(format!("the server could not be restarted: {e}"));
-                    break;
-                }
-            };
-            let reply = conn.call_tool(&tool.name, &case.arguments, cfg.timeout).await;
-            let outcome = classify(reply, output.as_ref(), || conn.stderr_tail());
-            let restart = match &outcome {
-                Outcome::Exited { .. } => true,
-                Outcome::Timeout => !conn.ping(Duration::from_secs(2).min(cfg.timeout)).await,
-                _ => false,
-            };
-            state.calls += 1;
-            if restart {
-                state.drop_connection().await;
-                tool_restarts += 1;
-                // Back off a little more after each restart of the same tool.
-                tokio::time::sleep(Duration::from_millis(20 * u64::from(tool_restarts))).await;
+        let tool_deadline = [run_deadline, campaign.tool_time_budget.map(|b| Instant::now() + b)]
+            .into_iter()
+            .flatten()
+            .min();
+        let failures_left = campaign.max_failures.map(|m| m.saturating_sub(failures_so_far));
+
+        // The cases, dealt round-robin over the server instances.
+        let done_count = std::cell::Cell::new(0_u64);
+        let base = prog;
+        let mut tick = || {
+            done_count.set(done_count.get() + 1);
+            progress(Progress { done: base.done + done_count.get(), ..base });
+        };
+        let on_case: RefCell<&mut dyn FnMut()> = RefCell::new(&mut tick);
+        let shared = Shared {
+            tool: &tool.name,
+            cases: &cases,
+            output: output.as_ref(),
+            feed: campaign.feed,
+            stop: RefCell::new(Stop::new(failures_left, tool_deadline)),
+            on_case: &on_case,
+        };
+        let outs = join_all(slots.iter_mut().enumerate().map(|(w, slot)| {
+            let mine: Vec<usize> = (w..cases.len()).step_by(jobs).collect();
+            work(slot, &shared, mine)
+        }))
+        .await;
+        drop(shared);
+        prog.done += done_count.get();
+        prog.restarts = slots.iter().map(|s| s.restarts).sum();
+        let mut done = Vec::new();
+        let mut broken = None;
+        for (d, e) in outs {
+            done.extend(d);
+            broken = broken.or(e);
+        }
+        done.sort_by_key(|d| d.index);
+
+        // What a single job would have kept: the cases in order, up to the first stop.
+        let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
+        let mut results: Vec<(usize, Outcome)> = Vec::new();
+        let mut tool_restarts = 0_u32;
+        let mut keys = std::collections::BTreeSet::new();
+        let mut halted = false;
+        for d in done {
+            if d.index != results.len() {
+                break;
             }
-            *tr.outcomes.entry(outcome.kind()).or_default() += 1;
+            let case = &cases[d.index];
+            *tr.outcomes.entry(d.outcome.kind()).or_default() += 1;
             match case.label.mode {
                 Mode::Boundary => tr.cases.boundary += 1,
                 Mode::Valid => tr.cases.valid += 1,
                 Mode::Invalid => tr.cases.invalid += 1,
             }
-            prog.done += 1;
-            prog.restarts = state.restarts;
-            progress(prog);
-            results.push((case, outcome));
+            if let Some(r) = &d.result {
+                pool.harvest(r);
+            }
+            if let Some(key) = failure_key(case, &d.outcome) {
+                keys.insert(key);
+            }
+            results.push((d.index, d.outcome));
+            tool_restarts += u32::from(d.restarted);
             if tool_restarts > MAX_RESTARTS_PER_TOOL {
                 tr.status = "gave-up";
                 tr.reason = Some(format!(
                     "the server died or hung {tool_restarts} times on this tool: stopped calling it"
                 ));
-                tool_findings.push(general(Some(tool.name.clone()), "gave-up", "failure", format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run")));
+                tool_findings.push((general(Some(tool.name.clone()), "gave-up", "failure", format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run")), None));
+                halted = true;
+                break;
+            }
+            if failures_left.is_some_and(|left| keys.len() >= left) {
+                stopped = Some(format!(
+                    "--max-failures {} was reached",
+                    campaign.max_failures.unwrap_or_default()
+                ));
+                halted = true;
                 break;
             }
         }
-        // Input-independent failure: valid cases fail like the invalid ones, or name an
-        // unreachable upstream.
-        let valid_results: Vec<&Outcome> =
-            results.iter().filter(|(c, _)| c.label.mode.is_valid()).map(|(_, o)| o).collect();
-        // Only error answers can mean "unavailable": a crash, hang or bad result on every call is
-        // a bug, however uniform.
-        let error_answer = |o: &Outcome| {
-            matches!(
-                o,
-                Outcome::ToolError { .. }
-                    | Outcome::InternalError { .. }
-                    | Outcome::RpcError { .. }
-            )
-        };
-        let unavailable = !valid_results.is_empty()
-            && valid_results.iter().all(|o| error_answer(o))
-            && (valid_results
-                .iter()
-                .all(|o| matches!(o, Outcome::ToolError { upstream: true, .. }))
-                || same_message(&results));
-        if unavailable {
-            tr.status = "unavailable";
-            let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
-            tr.reason = Some(format!("every call fails the same way, whatever the input: {msg}"));
-            tool_findings.push(Finding {
-                tool: Some(tool.name.clone()),
-                kind: "tool-unavailable".into(),
-                severity: "warning",
-                case: None,
-                arguments: None,
-                outcome: valid_results.first().map(|o| (*o).clone()),
-                message: format!(
-                    "every call fails the same way, whatever the input (left out of the score): {}",
-                    clip(&msg)
-                ),
-            });
-        } else {
-            for (case, outcome) in &results {
-                if case.label.mode == Mode::Invalid {
-                    if outcome.is_graceful() {
-                        tr.graceful += 1;
-                        tr.scored += 1;
-                    } else if matches!(outcome, Outcome::Ok) {
-                        push_once(
-                            &mut tool_findings,
-                            finding(
-                                tool,
-                                case,
-                                outcome,
-                                "accepts-invalid",
-                                "warning",
-                                format!("accepted invalid input ({}) without an error", case.label),
-                            ),
-                        );
-                    } else {
-                        tr.scored += 1;
-                        push_once(
-                            &mut tool_findings,
-                            finding(
-                                tool,
-                                case,
-                                outcome,
-                                outcome.kind(),
-                                "failure",
-                                format!("{} on invalid input ({})", describe(outcome), case.label),
-                            ),
-                        );
-                    }
-                } else if outcome.is_failure()
-                    && !matches!(outcome, Outcome::OutputSchemaViolation { .. })
-                {
-                    push_once(
-                        &mut tool_findings,
-                        finding(
-                            tool,
-                            case,
-                            outcome,
-                            outcome.kind(),
-                            "failure",
-                            format!("{} on valid input", describe(outcome)),
-                        ),
-                    );
-                } else if matches!(outcome, Outcome::OutputSchemaViolation { .. }) {
-                    push_once(
-                        &mut tool_findings,
-                        finding(
-                            tool,
-                            case,
-                            outcome,
-                            outcome.kind(),
-                            "failure",
-                            format!(
-                                "the result breaks the tool's outputSchema: {}",
-                                outcome.message().unwrap_or("")
-                            ),
-                        ),
-                    );
-                } else if !matches!(outcome, Outcome::Ok) {
-                    push_once(
-                        &mut tool_findings,
-                        finding(
-                            tool,
-                            case,
-                            outcome,
-                            "valid-call-failed",
-                            "info",
-                            format!(
-                                "valid call failed ({}) - may be a synthetic-input false positive",
-                                describe(outcome)
-                            ),
-                        ),
-                    );
+        if !halted && results.len() < cases.len() {
+            if let Some(e) = broken {
+                tr.status = "gave-up";
+                tr.reason = Some(e);
+            } else if tool_deadline.is_some_and(|d| Instant::now() >= d) {
+                tr.reason = Some(format!(
+                    "stopped by the time budget after {} of {} cases",
+                    results.len(),
+                    cases.len()
+                ));
+                if run_deadline.is_some_and(|d| Instant::now() >= d) {
+                    stopped = Some("the run's --time-budget ran out".into());
                 }
             }
-            if tr.scored > 0 {
-                #[expect(clippy::cast_precision_loss, reason = "case counts are small")]
-                let p = tr.graceful as f64 * 100.0 / tr.scored as f64;
-                tr.score = Some((p * 10.0).round() / 10.0);
-            }
         }
-        findings.extend(tool_findings);
-        prog.findings = findings.len() as u64;
-        progress(prog);
+        tool_findings.extend(judge(tool, &cases, &results, &mut tr));
+
+        // Shrink every failure found on a case, on the first server instance.
+        for (f, origin) in &mut tool_findings {
+            let Some(i) = *origin else { continue };
+            if f.severity != "failure" {
+                continue;
+            }
+            let Some(outcome) = f.outcome.clone() else { continue };
+            let subject = Subject {
+                tool: &tool.name,
+                tool_seed: seed,
+                generator: &generator,
+                output: output.as_ref(),
+                case: &cases[i],
+                outcome: &outcome,
+            };
+            let shrunk = shrink(&mut slots[0], &campaign.shrink, &subject, run_deadline).await;
+            f.minimal_arguments = Some(shrunk.minimal);
+            f.flaky = shrunk.flaky;
+            f.shrink = Some(shrunk.stats);
+            f.evidence = Some(Box::new(Evidence {
+                exchange: shrunk.exchange,
+                stderr: shrunk.stderr,
+                minimal_outcome: shrunk.outcome,
+                output_schema: tool.output_schema.clone(),
+                draw: cases[i].draw,
+            }));
+        }
+        failures_so_far += tool_findings.iter().filter(|(f, _)| f.severity == "failure").count();
+        findings.extend(tool_findings.into_iter().map(|(f, _)| f));
         tools_report.push(tr);
+        prog.findings = findings.len() as u64;
+        prog.restarts = slots.iter().map(|s| s.restarts).sum();
+        progress(prog);
     }
-    if let Some(c) = &state.conn {
-        let (junk, last) = c.junk();
-        if junk > 0 {
-            findings.push(Finding {
-                tool: None,
-                kind: "junk-on-stdout".into(),
-                severity: "failure",
-                case: None,
-                arguments: None,
-                outcome: Some(Outcome::ProtocolViolation { detail: format!("{junk} non-JSON-RPC line(s) on stdout") }),
-                message: format!(
+    let (mut junk, mut last) = (0, None);
+    for slot in &slots {
+        if let Some(c) = slot.connection() {
+            let (j, l) = c.junk();
+            junk += j;
+            last = last.or(l);
+        }
+    }
+    if junk > 0 {
+        findings.push(Finding {
+            outcome: Some(Outcome::ProtocolViolation {
+                detail: format!("{junk} non-JSON-RPC line(s) on stdout"),
+            }),
+            ..general(
+                None,
+                "junk-on-stdout",
+                "failure",
+                format!(
                     "the server wrote {junk} line(s) to stdout that are not JSON-RPC (last: {:?}); stdout is reserved for protocol messages, log to stderr",
                     last.unwrap_or_default()
                 ),
-            });
-        }
+            )
+        });
     }
-    state.drop_connection().await;
+    let (mut restarts, mut calls) = (0, 0);
+    for slot in &mut slots {
+        restarts += slot.restarts;
+        calls += slot.calls;
+        slot.drop_connection().await;
+    }
     let graceful: u64 =
         tools_report.iter().filter(|t| t.status != "unavailable").map(|t| t.graceful).sum();
     let scored: u64 =
@@ -550,14 +590,125 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         tools: tools_report,
         findings,
         score: Score { graceful, scored, percent, grade: percent.map(grade) },
-        restarts: state.restarts,
-        calls: state.calls,
+        stopped,
+        restarts,
+        calls,
         duration_secs: (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
     })
 }
 
+/// Judges one tool's results (in case order): unavailable, or one finding per identity, each
+/// with the index of its case; fills the tool's score.
+fn judge(
+    tool: &Tool,
+    cases: &[Case],
+    results: &[(usize, Outcome)],
+    tr: &mut ToolReport,
+) -> Vec<(Finding, Option<usize>)> {
+    let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
+    // Input-independent failure: valid cases fail like the invalid ones, or name an
+    // unreachable upstream.
+    let valid_results: Vec<&Outcome> =
+        results.iter().filter(|(i, _)| cases[*i].label.mode.is_valid()).map(|(_, o)| o).collect();
+    // Only error answers can mean "unavailable": a crash, hang or bad result on every call is
+    // a bug, however uniform.
+    let error_answer = |o: &Outcome| {
+        matches!(
+            o,
+            Outcome::ToolError { .. } | Outcome::InternalError { .. } | Outcome::RpcError { .. }
+        )
+    };
+    let unavailable = !valid_results.is_empty()
+        && valid_results.iter().all(|o| error_answer(o))
+        && (valid_results.iter().all(|o| matches!(o, Outcome::ToolError { upstream: true, .. }))
+            || same_message(results));
+    if unavailable {
+        tr.status = "unavailable";
+        let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
+        tr.reason = Some(format!("every call fails the same way, whatever the input: {msg}"));
+        tool_findings.push((
+            Finding {
+                outcome: valid_results.first().map(|o| (*o).clone()),
+                ..general(
+                    Some(tool.name.clone()),
+                    "tool-unavailable",
+                    "warning",
+                    format!(
+                        "every call fails the same way, whatever the input (left out of the score): {}",
+                        clip(&msg)
+                    ),
+                )
+            },
+            None,
+        ));
+        return tool_findings;
+    }
+    for (i, outcome) in results {
+        let case = &cases[*i];
+        let found = if case.label.mode == Mode::Invalid {
+            if outcome.is_graceful() {
+                tr.graceful += 1;
+                tr.scored += 1;
+                None
+            } else if matches!(outcome, Outcome::Ok) {
+                Some((
+                    "accepts-invalid",
+                    "warning",
+                    format!("accepted invalid input ({}) without an error", case.label),
+                ))
+            } else {
+                tr.scored += 1;
+                Some((
+                    outcome.kind(),
+                    "failure",
+                    format!("{} on invalid input ({})", describe(outcome), case.label),
+                ))
+            }
+        } else if matches!(outcome, Outcome::OutputSchemaViolation { .. }) {
+            Some((
+                outcome.kind(),
+                "failure",
+                format!(
+                    "the result breaks the tool's outputSchema: {}",
+                    outcome.message().unwrap_or("")
+                ),
+            ))
+        } else if outcome.is_failure() {
+            let on = if case.label.fed.is_some() {
+                format!("valid input ({})", case.label)
+            } else {
+                "valid input".to_owned()
+            };
+            Some((outcome.kind(), "failure", format!("{} on {on}", describe(outcome))))
+        } else if matches!(outcome, Outcome::Ok) {
+            None
+        } else {
+            Some((
+                "valid-call-failed",
+                "info",
+                format!(
+                    "valid call failed ({}) - may be a synthetic-input false positive",
+                    describe(outcome)
+                ),
+            ))
+        };
+        if let Some((kind, severity, message)) = found {
+            push_once(
+                &mut tool_findings,
+                (finding(tool, case, outcome, kind, severity, message), Some(*i)),
+            );
+        }
+    }
+    if tr.scored > 0 {
+        #[expect(clippy::cast_precision_loss, reason = "case counts are small")]
+        let p = tr.graceful as f64 * 100.0 / tr.scored as f64;
+        tr.score = Some((p * 10.0).round() / 10.0);
+    }
+    tool_findings
+}
+
 /// All invalid and valid cases failed with the same message: the input does not matter.
-fn same_message(results: &[(Case, Outcome)]) -> bool {
+fn same_message(results: &[(usize, Outcome)]) -> bool {
     let mut msgs = results.iter().map(|(_, o)| (o.kind(), o.message().unwrap_or("")));
     let Some(first) = msgs.next() else { return false };
     first.0 != "ok" && first.0 != "invalid-params" && results.len() >= 2 && msgs.all(|m| m == first)
@@ -608,19 +759,16 @@ fn finding(
     message: String,
 ) -> Finding {
     Finding {
-        tool: Some(tool.name.clone()),
-        kind: kind.to_owned(),
-        severity,
         case: Some(case.label.clone()),
         arguments: Some(case.arguments.clone()),
         outcome: Some(outcome.clone()),
-        message,
+        ..general(Some(tool.name.clone()), kind, severity, message)
     }
 }
 
 /// Keeps one finding per (tool, kind, mutation, pointer): the first, simplest case.
-fn push_once(list: &mut Vec<Finding>, f: Finding) {
-    let key = |x: &Finding| {
+fn push_once(list: &mut Vec<(Finding, Option<usize>)>, f: (Finding, Option<usize>)) {
+    let key = |(x, _): &(Finding, Option<usize>)| {
         (
             x.tool.clone(),
             x.kind.clone(),
@@ -641,8 +789,12 @@ fn general(tool: Option<String>, kind: &str, severity: &'static str, message: St
         severity,
         case: None,
         arguments: None,
+        minimal_arguments: None,
+        flaky: None,
+        shrink: None,
         outcome: None,
         message,
+        evidence: None,
     }
 }
 

@@ -254,6 +254,7 @@ pub struct Sampler<'g> {
     runner: TestRunner,
     valid: Option<Result<BoxedStrategy<Value>, SchemaError>>,
     invalid: Option<Result<BoxedStrategy<Invalid>, SchemaError>>,
+    draws: u64,
 }
 
 impl Sampler<'_> {
@@ -264,7 +265,7 @@ impl Sampler<'_> {
     pub fn valid(&mut self) -> Result<Value, SchemaError> {
         let generator = self.generator;
         let strategy = self.valid.get_or_insert_with(|| generator.valid_strategy());
-        draw(strategy, &mut self.runner)
+        draw(strategy, &mut self.runner, &mut self.draws)
     }
 
     /// Draws one labelled invalid value.
@@ -274,22 +275,71 @@ impl Sampler<'_> {
     pub fn invalid(&mut self) -> Result<Invalid, SchemaError> {
         let generator = self.generator;
         let strategy = self.invalid.get_or_insert_with(|| generator.invalid_strategy());
-        draw(strategy, &mut self.runner)
+        draw(strategy, &mut self.runner, &mut self.draws)
+    }
+
+    /// How many draws this sampler has made (or skipped): the index the next draw will have.
+    #[must_use]
+    pub fn draws(&self) -> u64 {
+        self.draws
     }
 
     /// The runner, for drawing value trees (e.g. to shrink).
     pub fn runner(&mut self) -> &mut TestRunner {
         &mut self.runner
     }
+
+    /// Skips `draws` draws: afterwards the sampler is where it would be after `draws` calls of
+    /// [`Sampler::valid`] or [`Sampler::invalid`] (each draw takes exactly one fork of the
+    /// runner's randomness, whichever kind it is). With [`Sampler::valid_tree`] this regenerates
+    /// the value tree of any earlier draw from the seed and its index, to shrink it.
+    pub fn skip(&mut self, draws: u64) {
+        for _ in 0..draws {
+            let _ = self.runner.new_rng();
+        }
+        self.draws += draws;
+    }
+
+    /// Draws one valid value as a value tree: `current()` is what [`Sampler::valid`] would have
+    /// returned, and `simplify`/`complicate` shrink it while keeping it valid.
+    ///
+    /// # Errors
+    /// As [`Sampler::valid`].
+    pub fn valid_tree(&mut self) -> Result<Box<dyn ValueTree<Value = Value>>, SchemaError> {
+        let generator = self.generator;
+        let strategy = self.valid.get_or_insert_with(|| generator.valid_strategy());
+        draw_tree(strategy, &mut self.runner, &mut self.draws)
+    }
+
+    /// Draws one labelled invalid value as a value tree (see [`Sampler::valid_tree`]); every
+    /// value of the tree is invalid, though shrinking may change its label.
+    ///
+    /// # Errors
+    /// As [`Sampler::invalid`].
+    pub fn invalid_tree(&mut self) -> Result<Box<dyn ValueTree<Value = Invalid>>, SchemaError> {
+        let generator = self.generator;
+        let strategy = self.invalid.get_or_insert_with(|| generator.invalid_strategy());
+        draw_tree(strategy, &mut self.runner, &mut self.draws)
+    }
 }
 
 fn draw<T: fmt::Debug>(
     strategy: &Result<BoxedStrategy<T>, SchemaError>,
     runner: &mut TestRunner,
+    draws: &mut u64,
 ) -> Result<T, SchemaError> {
+    draw_tree(strategy, runner, draws).map(|tree| tree.current())
+}
+
+fn draw_tree<T: fmt::Debug>(
+    strategy: &Result<BoxedStrategy<T>, SchemaError>,
+    runner: &mut TestRunner,
+    draws: &mut u64,
+) -> Result<Box<dyn ValueTree<Value = T>>, SchemaError> {
     let strategy = strategy.as_ref().map_err(Clone::clone)?;
     let mut fresh = draw_runner(runner);
-    strategy.new_tree(&mut fresh).map(|tree| tree.current()).map_err(|reason| {
+    *draws += 1;
+    strategy.new_tree(&mut fresh).map_err(|reason| {
         SchemaError::new(
             SchemaErrorKind::Unsupported(format!(
                 "too many generated values were rejected: {reason}"
@@ -380,6 +430,53 @@ impl Generator {
     /// A sampler whose draws are determined by `seed`.
     #[must_use]
     pub fn sampler(&self, seed: u64) -> Sampler<'_> {
-        Sampler { generator: self, runner: seeded_runner(seed), valid: None, invalid: None }
+        Sampler {
+            generator: self,
+            runner: seeded_runner(seed),
+            valid: None,
+            invalid: None,
+            draws: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn skip_and_trees_regenerate_any_earlier_draw() {
+        let g = Generator::compile(&json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "integer", "minimum": 3}},
+            "required": ["b"]
+        }))
+        .expect("compiles");
+        let mut s = g.sampler(11);
+        let draws: Vec<Value> = (0..6)
+            .map(|i| {
+                if i % 2 == 0 {
+                    s.valid().expect("valid")
+                } else {
+                    s.invalid().expect("invalid").value
+                }
+            })
+            .collect();
+        for (i, expected) in draws.iter().enumerate() {
+            let mut again = g.sampler(11);
+            again.skip(i as u64);
+            let current = if i % 2 == 0 {
+                again.valid_tree().expect("tree").current()
+            } else {
+                again.invalid_tree().expect("tree").current().value
+            };
+            assert_eq!(&current, expected, "draw {i}");
+        }
+        let mut again = g.sampler(11);
+        let mut tree = again.valid_tree().expect("tree");
+        while tree.simplify() {
+            assert!(g.is_valid(&tree.current()), "a simplified valid value stays valid");
+        }
     }
 }

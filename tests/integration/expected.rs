@@ -1,7 +1,7 @@
 //! `fixtures/expected.toml` read as a strict baseline: every fixture server is fuzzed with the
 //! arguments the file names, and the finding kinds must be exactly the expected ones - a missing
 //! finding fails, and so does an unexpected one - as must the list of tools called and the exit
-//! status of crashes. Every `fx-*` binary must have an entry, so a new fixture cannot go
+//! status of crashes, and the shrunk input where a `minimal` is given. Every `fx-*` binary must have an entry, so a new fixture cannot go
 //! undocumented.
 
 use crate::run::{run_json, server};
@@ -98,6 +98,21 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
         let got = kinds(&report, Some(tool));
         if got != want {
             problems.push(format!("tool {tool}: finding kinds {got:?}, expected {want:?}"));
+        }
+        // `minimal`: the shrunk input of the tool's failure finding, exactly.
+        if let Some(text) = table.get("minimal").and_then(toml::Value::as_str) {
+            let minimal: Value = serde_json::from_str(text)
+                .unwrap_or_else(|e| panic!("[{name}.{tool}] minimal is not JSON: {e}"));
+            let shrunk: Vec<&Value> = report["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .filter(|f| f["tool"] == tool.as_str() && f["severity"] == "failure")
+                .map(|f| &f["minimalArguments"])
+                .collect();
+            if shrunk != [&minimal] {
+                problems.push(format!("tool {tool}: shrunk to {shrunk:?}, expected {minimal}"));
+            }
         }
     }
     problems

@@ -169,7 +169,13 @@ fn every_format_is_written_to_the_output_dir_and_agrees_with_the_json() {
     assert!(md.starts_with("## mcp-fuzz report: example-notes"), "{md}");
     assert!(md.contains("| `get_note` | tested |"), "{md}");
     for f in failing.iter().filter(|f| f["arguments"].is_object()) {
-        let args = serde_json::to_string(&f["arguments"]).expect("args");
+        // The replay line sends the shrunk arguments.
+        let sent = if f["minimalArguments"].is_object() {
+            &f["minimalArguments"]
+        } else {
+            &f["arguments"]
+        };
+        let args = serde_json::to_string(sent).expect("args");
         let line = format!(
             "mcp-fuzz call --tool {} --args '{args}' -- ",
             f["tool"].as_str().expect("tool")

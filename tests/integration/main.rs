@@ -5,6 +5,7 @@
 //! (formats asserted), independently of the generators' own oracle.
 
 mod baseline;
+mod campaign;
 mod clients;
 mod diff;
 mod e2e;

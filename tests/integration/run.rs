@@ -38,19 +38,33 @@ pub(crate) fn server(name: &str) -> PathBuf {
 
 /// Runs `mcp-fuzz --json ARGS -- <fixture>` and parses the report.
 pub(crate) fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
-    let path = server(fixture);
+    run_json_at(&server(fixture), args)
+}
+
+/// [`run_json`] for a server at `path`.
+pub(crate) fn run_json_at(path: &std::path::Path, args: &[&str]) -> (i32, Value, String) {
+    let path = path.to_path_buf();
     let mut all: Vec<String> = vec!["--json".into()];
     if !args.contains(&"--cases") {
         all.extend(["--cases".to_owned(), "3".to_owned()]);
     }
     all.extend(args.iter().map(|s| (*s).to_owned()));
+    // Every server process of this run carries a marker of its own in its environment, so the
+    // leftover check sees this run's processes only, not a concurrent test's run of the fixture.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let marker = format!(
+        "MCP_FUZZ_TEST_RUN={}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    all.extend(["--env".to_owned(), marker.clone()]);
     all.push("--".into());
     all.push(path.display().to_string());
     let run = finish(command(&all).spawn().expect("mcp-fuzz starts"));
     let report: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
         panic!("report is not JSON ({e}); stderr:\n{}\nstdout:\n{}", run.stderr, run.stdout)
     });
-    assert_no_leftovers(&path);
+    assert_no_marked_leftovers(&marker, &path);
     let schema: Value = serde_json::from_str(include_str!("../../docs/report.schema.json"))
         .expect("report schema is JSON");
     let validator = jsonschema::validator_for(&schema).expect("report schema compiles");
@@ -60,8 +74,26 @@ pub(crate) fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
     (run.code, report, run.stderr)
 }
 
+/// No process whose environment holds `marker` (a `KEY=VALUE` entry) survives the run of `path`.
+fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
+    // The kill is asynchronous; give the kernel a moment to reap.
+    for _ in 0..50 {
+        let alive = std::fs::read_dir("/proc")
+            .expect("/proc")
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read(e.path().join("environ")).ok())
+            .filter(|env| env.split(|b| *b == 0).any(|entry| entry == marker.as_bytes()))
+            .count();
+        if alive == 0 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("processes left behind after the run of {}", path.display());
+}
+
 /// No process whose command line names the fixture (or its `sleep 300` helper) survives.
-fn assert_no_leftovers(path: &std::path::Path) {
+pub(crate) fn assert_no_leftovers(path: &std::path::Path) {
     let needle = path.display().to_string();
     // The kill is asynchronous; give the kernel a moment to reap.
     for _ in 0..50 {
@@ -316,7 +348,9 @@ fn a_50_mb_response_is_oversize_and_survived() {
 
 #[test]
 fn ctrl_c_kills_the_server_group_and_exits_130() {
-    let path = server("fx-hang");
+    // A name of its own: other tests run fx-hang at the same time.
+    let own = crate::util::OwnServer::new("fx-hang");
+    let path = own.path();
     let child =
         command(["--timeout", "60", "--", path.to_str().expect("utf-8")]).spawn().expect("starts");
     std::thread::sleep(std::time::Duration::from_millis(1500));
@@ -328,7 +362,7 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
     let run = finish(child);
     assert_eq!(run.code, 130, "{}", run.stderr);
     assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
-    assert_no_leftovers(&path);
+    assert_no_leftovers(path);
 }
 
 #[test]

@@ -138,15 +138,20 @@ fn reader(mut stream: impl std::io::Read + Send + 'static) -> thread::JoinHandle
 /// A file in the temp dir with a unique name, removed on drop.
 pub struct TempFile(PathBuf);
 
+/// A path in the temp dir that no other test, or test process, uses.
+pub fn unique_temp_path(name: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let unique = format!(
+        "mcp-fuzz-test-{}-{}-{name}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    std::env::temp_dir().join(unique)
+}
+
 impl TempFile {
     pub fn new(name: &str, contents: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let unique = format!(
-            "mcp-fuzz-test-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(unique);
+        let path = unique_temp_path(name);
         std::fs::write(&path, contents).expect("temp file is writable");
         Self(path)
     }
@@ -211,29 +216,49 @@ pub struct TempDir(PathBuf);
 
 impl TempDir {
     pub fn new(name: &str) -> Self {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "mcp-fuzz-test-{}-{}-{name}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let path = unique_temp_path(name);
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).expect("temp dir is creatable");
         Self(path)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
     }
 
     /// A path inside the directory.
     pub fn join(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
 }
 
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fixture server under a name of its own (a symlink in the temp dir, removed on drop), so
+/// that the leftover-process check of this test cannot see, or be seen by, a concurrent test
+/// running the same fixture.
+pub struct OwnServer(PathBuf);
+
+impl OwnServer {
+    pub fn new(fixture: &str) -> Self {
+        let link = unique_temp_path(fixture);
+        std::os::unix::fs::symlink(crate::run::server(fixture), &link)
+            .expect("temp dir is writable");
+        Self(link)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }

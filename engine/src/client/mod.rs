@@ -136,7 +136,7 @@ impl ConnectError {
 }
 
 /// How the server process ended.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExitInfo {
     /// Exit code, when it exited.
@@ -187,6 +187,18 @@ pub enum Reply {
     Oversize(u64),
     /// Something that is not a valid MCP reply.
     Protocol(String),
+}
+
+/// One `tools/call` as it went over the wire.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Exchange {
+    /// The JSON-RPC request (its `id` is the one the response carried).
+    pub request: Value,
+    /// The JSON-RPC response, when one came (none after a timeout, an exit or an oversize line).
+    pub response: Option<Value>,
+    /// Whether `response` holds the exact bytes the server wrote (stdio), or was rebuilt from
+    /// the reply (HTTP).
+    pub raw: bool,
 }
 
 /// One live server.
@@ -423,6 +435,17 @@ impl Connection {
     /// Sends one request and waits for its reply, the process's death, an oversize line or the
     /// timeout, whichever comes first.
     pub async fn request(&self, method: &str, params: Option<Value>, timeout: Duration) -> Reply {
+        self.request_keeping(method, params, timeout, None).await
+    }
+
+    /// [`Connection::request`], keeping the exact bytes of the response in `raw` when asked.
+    async fn request_keeping(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        mut raw: Option<&mut Option<Vec<u8>>>,
+    ) -> Reply {
         if let Some(info) = self.exited() {
             return Reply::Exited(info);
         }
@@ -460,9 +483,10 @@ impl Connection {
                 None => std::future::pending::<u64>().await,
             }
         };
-        tokio::select! {
+        let keep = raw.is_some();
+        let reply = tokio::select! {
             r = handle.await_response() => match r {
-                Ok(result) => self.result_of(result),
+                Ok(result) => self.result_of(result, raw.as_deref_mut()),
                 Err(e) => self.failure(e).await,
             },
             () = died => {
@@ -470,14 +494,26 @@ impl Connection {
                 Reply::Exited(self.exited().unwrap_or(ExitInfo { code: None, signal: None }))
             }
             n = oversize => Reply::Oversize(n),
+        };
+        // An error answer leaves its bytes on the wire state; a result's were kept above.
+        if keep
+            && let Some(slot) = raw
+            && slot.is_none()
+        {
+            *slot =
+                self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take());
         }
+        reply
     }
 
-    fn result_of(&self, result: ServerResult) -> Reply {
+    fn result_of(&self, result: ServerResult, keep: Option<&mut Option<Vec<u8>>>) -> Reply {
         // Prefer the exact bytes: rmcp's typed results drop unknown fields and fill defaults.
         if let Some(raw) =
             self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take())
         {
+            if let Some(slot) = keep {
+                *slot = Some(raw.clone());
+            }
             return match serde_json::from_slice::<Value>(&raw) {
                 Ok(mut v) => match v.get_mut("result").map(Value::take) {
                     Some(r) => Reply::Result(r),
@@ -529,6 +565,38 @@ impl Connection {
     ) -> Reply {
         self.request("tools/call", Some(json!({"name": name, "arguments": arguments})), timeout)
             .await
+    }
+
+    /// [`Connection::call_tool`], also returning the exchange: the request as sent and the
+    /// response exactly as the server wrote it (over HTTP, where the bytes are not seen, the
+    /// response is rebuilt from the reply).
+    pub async fn call_tool_recorded(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+        timeout: Duration,
+    ) -> (Reply, Exchange) {
+        let params = json!({"name": name, "arguments": arguments});
+        let mut raw = None;
+        let reply =
+            self.request_keeping("tools/call", Some(params.clone()), timeout, Some(&mut raw)).await;
+        let parsed = raw.as_deref().and_then(|b| serde_json::from_slice::<Value>(b).ok());
+        let id = parsed.as_ref().and_then(|v| v.get("id")).cloned().unwrap_or(Value::Null);
+        let (response, raw_bytes) = match parsed {
+            Some(v) => (Some(v), true),
+            None => match &reply {
+                Reply::Result(r) => (Some(json!({"jsonrpc": "2.0", "id": id, "result": r})), false),
+                Reply::RpcError { code, message } => (
+                    Some(
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
+                    ),
+                    false,
+                ),
+                _ => (None, false),
+            },
+        };
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        (reply, Exchange { request, response, raw: raw_bytes })
     }
 
     /// Whether the server answers `ping` in time.

@@ -1,0 +1,78 @@
+//! `--jobs`: a whole run's throughput with 1 and 2 server instances, on a server whose calls take
+//! a few milliseconds (`fx-ids` with `FX_DELAY_MS=3`). With the time spent waiting on the server,
+//! 2 jobs should come close to twice the cases per second of 1.
+//!
+//! Each iteration is one `run` (listing, 2 tools, boundary, mutation and 40 + 40 random cases,
+//! no shrinking so that only the case loop is measured). Throughput is in cases.
+//!
+//! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use mcp_fuzz_engine::client::{ConnectOptions, Target};
+use mcp_fuzz_engine::run::{Campaign, RunConfig, run};
+use mcp_fuzz_engine::shrink::ShrinkConfig;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn server() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
+        PathBuf::from,
+    );
+    let path = target.join("release/fx-ids");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --release -p mcp-fuzz-fixtures` first",
+        path.display()
+    );
+    path
+}
+
+fn config(jobs: usize) -> RunConfig {
+    RunConfig {
+        target: Target::Stdio {
+            command: vec![server().display().to_string()],
+            env: vec![("FX_DELAY_MS".into(), "3".into())],
+            inherit_env: false,
+            cwd: None,
+        },
+        connect: ConnectOptions {
+            startup_timeout: Duration::from_secs(10),
+            max_response_bytes: 16 << 20,
+        },
+        timeout: Duration::from_secs(10),
+        seed: 1,
+        cases: 40,
+        include_destructive: false,
+        tools: Vec::new(),
+        skip_tools: Vec::new(),
+        max_pages: 100,
+        partition: None,
+        campaign: Campaign {
+            shrink: ShrinkConfig { enabled: false, reruns: 0, ..ShrinkConfig::default() },
+            jobs,
+            ..Campaign::default()
+        },
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let mut g = c.benchmark_group("jobs");
+    let cases = rt.block_on(run(&config(1), |_| {})).expect("runs").calls;
+    g.throughput(Throughput::Elements(cases));
+    for jobs in [1, 2] {
+        let cfg = config(jobs);
+        g.bench_function(format!("fx-ids-3ms/{jobs}"), |b| {
+            b.iter(|| rt.block_on(run(&cfg, |_| {})).expect("runs"));
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(8)).warm_up_time(Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);

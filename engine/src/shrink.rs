@@ -1,0 +1,584 @@
+//! Shrinking a failing case to a minimal input that still fails the same way.
+//!
+//! Two searches, both against the live server:
+//! - a random case's value tree, regenerated from the tool seed and the case's draw index, is
+//!   walked with proptest's `simplify`/`complicate` (the generator keeps every value on its side);
+//! - then, for every case, structural edits (drop a property or an item, shorten a string,
+//!   move a number towards zero) that the generator's oracle accepts: a valid case stays valid,
+//!   an invalid one keeps the labelled violation and gains no other.
+//!
+//! "The same way" is a [`Signature`]: the outcome kind, the JSON-RPC code, and for an exit the
+//! status or signal and the panic location when stderr names one. The search is bounded in calls
+//! and time; the minimal case is then re-run to tell a deterministic failure from a flaky one.
+
+use crate::classify::Outcome;
+use crate::client::Exchange;
+use crate::plan::{Case, CaseLabel, Mode};
+use crate::worker::Slot;
+use mcp_fuzz_generators::{Generator, Invalid};
+use proptest::strategy::ValueTree;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How shrinking is bounded.
+#[derive(Debug, Clone)]
+pub struct ShrinkConfig {
+    /// Shrink at all (`--no-shrink` turns it off; the re-runs still happen).
+    pub enabled: bool,
+    /// Time allowed per finding (`--shrink-time`).
+    pub time: Duration,
+    /// Candidate calls allowed per finding (`--max-shrink-steps`).
+    pub max_steps: u32,
+    /// Re-runs of the minimal case, to tell flaky failures from deterministic ones.
+    pub reruns: u32,
+}
+
+impl Default for ShrinkConfig {
+    fn default() -> Self {
+        Self { enabled: true, time: Duration::from_secs(30), max_steps: 200, reruns: 3 }
+    }
+}
+
+/// What shrinking did for one finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShrinkStats {
+    /// Candidate calls made.
+    pub steps: u32,
+    /// Candidates that still failed the same way (each became the new smallest).
+    pub accepted: u32,
+    /// Why the search stopped early, if it did: `steps` or `time`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exhausted: Option<String>,
+    /// Re-runs of the minimal case.
+    pub reruns: u32,
+    /// Re-runs that failed the same way.
+    pub reproduced: u32,
+}
+
+/// How a failure looks, for "still fails the same way".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    /// The outcome kind (`exited`, `internal-error`...).
+    pub kind: String,
+    /// The JSON-RPC error code, for error replies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// The exit status, for exits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal, for exits by signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The panic location (`src/main.rs:10:5`), when the stderr of an exit names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
+}
+
+impl Signature {
+    /// The signature of an outcome.
+    #[must_use]
+    pub fn of(o: &Outcome) -> Self {
+        let mut s = Self {
+            kind: o.kind().to_owned(),
+            code: None,
+            exit_code: None,
+            signal: None,
+            panic: None,
+        };
+        match o {
+            Outcome::InvalidParams { .. } => s.code = Some(-32602),
+            Outcome::InternalError { .. } => s.code = Some(-32603),
+            Outcome::RpcError { code, .. } => s.code = Some(*code),
+            Outcome::Exited { exit, stderr } => {
+                s.exit_code = exit.code;
+                s.signal = exit.signal;
+                s.panic = panic_location(stderr);
+            }
+            _ => {}
+        }
+        s
+    }
+
+    /// Whether `o` fails the same way. A panic location counts only when both sides name one:
+    /// a panic line may be cut from a short stderr tail.
+    #[must_use]
+    pub fn matches(&self, o: &Outcome) -> bool {
+        let other = Self::of(o);
+        self.kind == other.kind
+            && self.code == other.code
+            && self.exit_code == other.exit_code
+            && self.signal == other.signal
+            && (self.panic.is_none() || other.panic.is_none() || self.panic == other.panic)
+    }
+}
+
+/// The location of a Rust panic in stderr: `src/x.rs:10:5` from
+/// `thread 'main' panicked at src/x.rs:10:5:` (the message may hold the input, the place does not).
+fn panic_location(stderr: &[String]) -> Option<String> {
+    stderr.iter().rev().find_map(|line| {
+        let rest = line.split_once("panicked at ")?.1;
+        let rest = rest.trim_end().trim_end_matches(':');
+        // Old format: `panicked at 'message', src/x.rs:10:5`.
+        let place = rest.rsplit_once(", ").map_or(rest, |(_, p)| p);
+        Some(place.to_owned())
+    })
+}
+
+/// A validation error as `(instance pointer, keyword)`.
+type Violation = (String, String);
+
+/// Which inputs a shrunk case may take: the same side of the schema, the same violation.
+pub struct Admissible<'g> {
+    generator: &'g Generator,
+    /// For invalid cases: the labelled violation, and every violation of the original.
+    invalid: Option<(Violation, Vec<Violation>)>,
+}
+
+impl<'g> Admissible<'g> {
+    /// The rule for a case with `label` whose original arguments are `original`.
+    #[must_use]
+    pub fn new(generator: &'g Generator, label: &CaseLabel, original: &Map<String, Value>) -> Self {
+        let invalid = (!label.mode.is_valid()).then(|| {
+            (
+                (
+                    label.pointer.clone().unwrap_or_default(),
+                    label.keyword.clone().unwrap_or_default(),
+                ),
+                generator.violations(&Value::Object(original.clone())),
+            )
+        });
+        Self { generator, invalid }
+    }
+
+    /// Whether `candidate` may replace the current smallest case.
+    #[must_use]
+    pub fn admits(&self, candidate: &Value) -> bool {
+        if !candidate.is_object() {
+            return false;
+        }
+        match &self.invalid {
+            None => self.generator.is_valid(candidate),
+            Some(((pointer, keyword), original)) => {
+                let now = self.generator.violations(candidate);
+                !now.is_empty()
+                    && now.iter().all(|v| original.contains(v))
+                    && now.iter().any(|(p, k)| {
+                        k == keyword
+                            && (p == pointer
+                                || pointer.starts_with(&format!("{p}/"))
+                                || p.starts_with(&format!("{pointer}/")))
+                    })
+            }
+        }
+    }
+}
+
+/// One step of a JSON path.
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn get<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(root, |v, s| match s {
+        Step::Key(k) => v.get(k.as_str()),
+        Step::Index(i) => v.get(*i),
+    })
+}
+
+fn get_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(root, |v, s| match s {
+        Step::Key(k) => v.get_mut(k.as_str()),
+        Step::Index(i) => v.get_mut(*i),
+    })
+}
+
+fn paths(v: &Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    out.push(at.clone());
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                at.push(Step::Key(k.clone()));
+                paths(child, at, out);
+                at.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, child) in a.iter().enumerate() {
+                at.push(Step::Index(i));
+                paths(child, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Candidate replacements for one node, simplest first.
+fn simpler(v: &Value) -> Vec<Value> {
+    match v {
+        Value::Bool(true) => vec![Value::Bool(false)],
+        Value::Number(n) => {
+            let mut out = Vec::new();
+            if let Some(i) = n.as_i64() {
+                if i != 0 {
+                    out.push(Value::from(0));
+                    // Towards zero, the biggest jumps first: a bisection across restarts.
+                    let mut d = i / 2;
+                    while d != 0 {
+                        out.push(Value::from(i - d));
+                        d /= 2;
+                    }
+                }
+            } else if let Some(u) = n.as_u64() {
+                out.push(Value::from(0));
+                let mut d = u / 2;
+                while d != 0 {
+                    out.push(Value::from(u - d));
+                    d /= 2;
+                }
+            } else if let Some(f) = n.as_f64() {
+                out.push(Value::from(0));
+                if f.trunc() != f {
+                    #[expect(clippy::cast_possible_truncation, reason = "bounded by the check")]
+                    if f.abs() < 9.0e15 {
+                        out.push(Value::from(f.trunc() as i64));
+                    }
+                }
+            }
+            out
+        }
+        Value::String(s) if !s.is_empty() => {
+            let n = s.chars().count();
+            let mut out = vec![Value::from("")];
+            if n > 1 {
+                out.push(Value::from(s.chars().take(n / 2).collect::<String>()));
+                out.push(Value::from(s.chars().take(n - 1).collect::<String>()));
+            }
+            for c in ['a', 'A', '0'] {
+                let same: String = std::iter::repeat_n(c, n).collect();
+                if &same != s {
+                    out.push(Value::from(same));
+                }
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The `k`-th simpler replacement of a node, simplest first. Containers are enumerated lazily: a
+/// large array has as many candidates as items, each as big as the array.
+fn nth_simpler(v: &Value, k: usize) -> Option<Value> {
+    match v {
+        Value::Array(a) if !a.is_empty() => {
+            let halves = usize::from(a.len() > 2);
+            match k {
+                0 => Some(Value::Array(Vec::new())),
+                1 if halves == 1 => Some(Value::Array(a[..a.len() / 2].to_vec())),
+                _ => {
+                    // Then drop one item, the last first.
+                    let j = k - 1 - halves;
+                    (j < a.len()).then(|| {
+                        let mut b = a.clone();
+                        b.remove(a.len() - 1 - j);
+                        Value::Array(b)
+                    })
+                }
+            }
+        }
+        Value::Object(m) => m.keys().nth(k).map(|key| {
+            let mut n = m.clone();
+            n.shift_remove(key);
+            Value::Object(n)
+        }),
+        _ => simpler(v).into_iter().nth(k),
+    }
+}
+
+/// Every one-edit simplification of `root`, containers before leaves, shallow before deep; made
+/// one at a time.
+pub fn candidates(root: &Value) -> impl Iterator<Item = Value> + '_ {
+    let mut all = Vec::new();
+    paths(root, &mut Vec::new(), &mut all);
+    // Containers first (dropping a property or an item saves the most), then leaves.
+    all.sort_by_key(|p| {
+        let container = get(root, p).is_some_and(|v| v.is_object() || v.is_array());
+        (!container, p.len())
+    });
+    all.into_iter().flat_map(move |p| {
+        let node = get(root, &p);
+        (0..).map_while(move |k| node.and_then(|n| nth_simpler(n, k))).filter_map(move |r| {
+            let mut c = root.clone();
+            get_mut(&mut c, &p).map(|slot| *slot = r)?;
+            Some(c)
+        })
+    })
+}
+
+/// Smaller means fewer JSON bytes, then a smaller absolute number at the first difference.
+#[must_use]
+pub fn smaller(a: &Value, b: &Value) -> bool {
+    let (sa, sb) = (a.to_string(), b.to_string());
+    sa.len() < sb.len() || (sa.len() == sb.len() && sa < sb)
+}
+
+/// Trees of either side, seen as trees of arguments.
+trait Tree {
+    /// The current arguments, or `None` when the value left the case's kind (another mutation).
+    fn current(&self) -> Option<Value>;
+    fn simplify(&mut self) -> bool;
+    fn complicate(&mut self) -> bool;
+}
+
+struct ValidTree(Box<dyn ValueTree<Value = Value>>);
+
+impl Tree for ValidTree {
+    fn current(&self) -> Option<Value> {
+        Some(self.0.current())
+    }
+    fn simplify(&mut self) -> bool {
+        self.0.simplify()
+    }
+    fn complicate(&mut self) -> bool {
+        self.0.complicate()
+    }
+}
+
+struct InvalidTree(Box<dyn ValueTree<Value = Invalid>>, String);
+
+impl Tree for InvalidTree {
+    fn current(&self) -> Option<Value> {
+        let c = self.0.current();
+        (c.label.mutation.as_str() == self.1).then_some(c.value)
+    }
+    fn simplify(&mut self) -> bool {
+        self.0.simplify()
+    }
+    fn complicate(&mut self) -> bool {
+        self.0.complicate()
+    }
+}
+
+/// The result of shrinking one failing case.
+pub(crate) struct Shrunk {
+    pub minimal: Map<String, Value>,
+    pub stats: ShrinkStats,
+    pub flaky: Option<bool>,
+    pub exchange: Option<Exchange>,
+    pub stderr: Vec<String>,
+    pub outcome: Option<Outcome>,
+}
+
+/// What a shrink needs to know about the case.
+pub(crate) struct Subject<'a> {
+    pub tool: &'a str,
+    pub tool_seed: u64,
+    pub generator: &'a Generator,
+    pub output: Option<&'a jsonschema::Validator>,
+    pub case: &'a Case,
+    pub outcome: &'a Outcome,
+}
+
+struct Search<'s, 'c> {
+    slot: &'s mut Slot<'c>,
+    subject: &'s Subject<'s>,
+    signature: Signature,
+    tried: HashMap<String, bool>,
+    stats: ShrinkStats,
+    limit: Instant,
+    max_steps: u32,
+}
+
+impl Search<'_, '_> {
+    /// Whether the budget is spent (and records why).
+    fn spent(&mut self) -> bool {
+        if self.stats.exhausted.is_some() {
+            return true;
+        }
+        if self.stats.steps >= self.max_steps {
+            self.stats.exhausted = Some("steps".into());
+        } else if Instant::now() >= self.limit {
+            self.stats.exhausted = Some("time".into());
+        }
+        self.stats.exhausted.is_some()
+    }
+
+    /// Whether `candidate` still fails the same way (calling the server at most once per value).
+    async fn fails(&mut self, candidate: &Value) -> bool {
+        let key = candidate.to_string();
+        if let Some(r) = self.tried.get(&key) {
+            return *r;
+        }
+        let Value::Object(arguments) = candidate else { return false };
+        self.stats.steps += 1;
+        let s = self.subject;
+        let r = match self.slot.call(s.tool, arguments, s.output, false, false).await {
+            Ok(c) => self.signature.matches(&c.outcome),
+            Err(_) => {
+                self.stats.exhausted = Some("restart".into());
+                false
+            }
+        };
+        self.tried.insert(key, r);
+        if r {
+            self.stats.accepted += 1;
+        }
+        r
+    }
+}
+
+/// Shrinks a failing case against the live server, then re-runs the minimal case.
+pub(crate) async fn shrink(
+    slot: &mut Slot<'_>,
+    cfg: &ShrinkConfig,
+    subject: &Subject<'_>,
+    deadline: Option<Instant>,
+) -> Shrunk {
+    let case = subject.case;
+    let limit = deadline.map_or(Instant::now() + cfg.time, |d| d.min(Instant::now() + cfg.time));
+    let mut search = Search {
+        slot,
+        subject,
+        signature: Signature::of(subject.outcome),
+        tried: HashMap::new(),
+        stats: ShrinkStats { steps: 0, accepted: 0, exhausted: None, reruns: 0, reproduced: 0 },
+        limit,
+        max_steps: cfg.max_steps,
+    };
+    let original = Value::Object(case.arguments.clone());
+    search.tried.insert(original.to_string(), true);
+    let mut best = original.clone();
+    if cfg.enabled {
+        // The value tree of a random case, regenerated from its draw.
+        if let Some(draw) = case.draw {
+            let mut sampler = subject.generator.sampler(subject.tool_seed);
+            sampler.skip(draw);
+            let tree: Option<Box<dyn Tree>> = if case.label.mode == Mode::Invalid {
+                let mutation = case.label.mutation.clone().unwrap_or_default();
+                sampler
+                    .invalid_tree()
+                    .ok()
+                    .map(|t| Box::new(InvalidTree(t, mutation)) as Box<dyn Tree>)
+            } else {
+                sampler.valid_tree().ok().map(|t| Box::new(ValidTree(t)) as Box<dyn Tree>)
+            };
+            if let Some(mut tree) = tree.filter(|t| t.current().as_ref() == Some(&original)) {
+                let mut more = tree.simplify();
+                while more && !search.spent() {
+                    let failed = match tree.current() {
+                        Some(c) if c.is_object() => search.fails(&c).await,
+                        _ => false,
+                    };
+                    if failed {
+                        best = tree.current().expect("just checked");
+                        more = tree.simplify();
+                    } else {
+                        more = tree.complicate();
+                    }
+                }
+            }
+        }
+        // Structural edits, for every case.
+        let rule = Admissible::new(subject.generator, &case.label, &case.arguments);
+        loop {
+            let mut found = None;
+            for c in candidates(&best) {
+                if search.spent() {
+                    break;
+                }
+                if smaller(&c, &best) && rule.admits(&c) && search.fails(&c).await {
+                    found = Some(c);
+                    break;
+                }
+            }
+            match found {
+                Some(c) => best = c,
+                None => break,
+            }
+        }
+    }
+    // Re-runs: deterministic or flaky, and the exchange for the case file.
+    let Value::Object(minimal) = best else { unreachable!("candidates are objects") };
+    let (mut exchange, mut stderr, mut outcome) = (None, Vec::new(), None);
+    for _ in 0..cfg.reruns {
+        let Ok(c) = search.slot.call(subject.tool, &minimal, subject.output, true, false).await
+        else {
+            break;
+        };
+        search.stats.reruns += 1;
+        let same = search.signature.matches(&c.outcome);
+        if same {
+            search.stats.reproduced += 1;
+        }
+        if same || outcome.is_none() {
+            (exchange, stderr, outcome) = (c.exchange, c.stderr, Some(c.outcome));
+        }
+    }
+    let flaky = (search.stats.reruns > 0).then_some(search.stats.reproduced < search.stats.reruns);
+    Shrunk { minimal, stats: search.stats, flaky, exchange, stderr, outcome }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::ExitInfo;
+    use serde_json::json;
+
+    #[test]
+    fn signatures_compare_kind_code_exit_and_panic_place() {
+        let exit = |code, line: &str| Outcome::Exited {
+            exit: ExitInfo { code: Some(code), signal: None },
+            stderr: vec![line.to_owned()],
+        };
+        let a = exit(101, "thread 'main' panicked at src/main.rs:10:5:");
+        assert!(
+            Signature::of(&a).matches(&exit(101, "thread 'main' panicked at src/main.rs:10:5:"))
+        );
+        assert!(
+            !Signature::of(&a).matches(&exit(101, "thread 'main' panicked at src/main.rs:99:1:"))
+        );
+        assert!(!Signature::of(&a).matches(&exit(3, "")));
+        let rpc = |code| Outcome::RpcError { code, message: "x".into() };
+        assert!(Signature::of(&rpc(-32000)).matches(&rpc(-32000)));
+        assert!(!Signature::of(&rpc(-32000)).matches(&rpc(-32001)));
+        assert!(!Signature::of(&Outcome::Timeout).matches(&Outcome::Ok));
+    }
+
+    #[test]
+    fn candidates_drop_shorten_and_move_towards_zero() {
+        let c: Vec<Value> = candidates(&json!({"a": [1, 2], "s": "hello", "n": 1001})).collect();
+        assert!(c.contains(&json!({"s": "hello", "n": 1001})), "drops a property");
+        assert!(c.contains(&json!({"a": [2], "s": "hello", "n": 1001})), "drops an item");
+        assert!(c.contains(&json!({"a": [1, 2], "s": "", "n": 1001})), "empties a string");
+        assert!(c.contains(&json!({"a": [1, 2], "s": "hello", "n": 501})), "halves towards zero");
+        assert!(c.contains(&json!({"a": [1, 2], "s": "hello", "n": 1000})), "steps towards zero");
+    }
+
+    #[test]
+    fn invalid_candidates_keep_the_labelled_violation_and_gain_none() {
+        let g = Generator::compile(&json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+            "required": ["a", "b"]
+        }))
+        .expect("compiles");
+        let label = CaseLabel {
+            mode: Mode::Invalid,
+            mutation: Some("wrong-type".into()),
+            pointer: Some("/a".into()),
+            keyword: Some("type".into()),
+            fed: None,
+        };
+        let original = json!({"a": "x", "b": "y"});
+        let rule = Admissible::new(&g, &label, original.as_object().expect("object"));
+        assert!(rule.admits(&json!({"a": "", "b": "y"})));
+        assert!(!rule.admits(&json!({"a": 1, "b": "y"})), "no longer invalid");
+        assert!(!rule.admits(&json!({"a": "x"})), "a new violation (missing b)");
+    }
+}

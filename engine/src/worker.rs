@@ -1,0 +1,220 @@
+//! Server instances and the workers that call them.
+//!
+//! A [`Slot`] is one server instance: connected lazily, restarted after an exit or an unanswered
+//! hang. With `--jobs N` a tool's cases are dealt round-robin to N slots, whose workers run
+//! concurrently on the run's task (no thread, no `Send` needed). Each worker takes its cases in
+//! index order, so the report can be rebuilt in case order whatever the interleaving.
+//!
+//! Early stops stay deterministic: a worker stops before case `i` only when `i` is certainly past
+//! the point where a one-job run would have stopped (the restart limit or `--max-failures`);
+//! that point can only move earlier as results come in, so every case up to the final point is
+//! run by some worker, and the run keeps exactly the results a single job would have kept.
+
+use crate::classify::{Outcome, classify};
+use crate::client::{ConnectError, Connection, Exchange, Reply};
+use crate::plan::Case;
+use crate::run::{MAX_RESTARTS_PER_TOOL, RunConfig};
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// One server instance.
+pub(crate) struct Slot<'c> {
+    cfg: &'c RunConfig,
+    conn: Option<Connection>,
+    connected_once: bool,
+    /// Restarts of this instance (reconnections after the first).
+    pub restarts: u64,
+    /// Calls made through this instance.
+    pub calls: u64,
+}
+
+/// One call as the run needs it.
+pub(crate) struct Called {
+    pub outcome: Outcome,
+    pub restarted: bool,
+    /// The result, when feeding is on and the call returned one.
+    pub result: Option<Value>,
+    pub exchange: Option<Exchange>,
+    pub stderr: Vec<String>,
+}
+
+impl<'c> Slot<'c> {
+    pub fn new(cfg: &'c RunConfig, conn: Option<Connection>) -> Self {
+        Self { cfg, connected_once: conn.is_some(), conn, restarts: 0, calls: 0 }
+    }
+
+    pub fn connection(&self) -> Option<&Connection> {
+        self.conn.as_ref()
+    }
+
+    async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
+        if self.conn.is_none() {
+            let c = Connection::connect(&self.cfg.target, &self.cfg.connect).await?;
+            if self.connected_once {
+                self.restarts += 1;
+            }
+            self.connected_once = true;
+            self.conn = Some(c);
+        }
+        Ok(self.conn.as_ref().expect("just connected"))
+    }
+
+    pub async fn drop_connection(&mut self) {
+        if let Some(c) = self.conn.take() {
+            c.close().await;
+        }
+    }
+
+    /// Calls `tool`, judges the reply, and restarts the server if it died or stopped answering.
+    pub async fn call(
+        &mut self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        output: Option<&jsonschema::Validator>,
+        record: bool,
+        keep_result: bool,
+    ) -> Result<Called, ConnectError> {
+        let timeout = self.cfg.timeout;
+        let conn = self.ensure().await?;
+        let (reply, exchange) = if record {
+            let (r, e) = conn.call_tool_recorded(tool, arguments, timeout).await;
+            (r, Some(e))
+        } else {
+            (conn.call_tool(tool, arguments, timeout).await, None)
+        };
+        let result = match &reply {
+            Reply::Result(v) if keep_result => Some(v.clone()),
+            _ => None,
+        };
+        let outcome = classify(reply, output, || conn.stderr_tail());
+        let stderr = if record { conn.stderr_tail() } else { Vec::new() };
+        let restarted = match &outcome {
+            Outcome::Exited { .. } => true,
+            Outcome::Timeout => !conn.ping(Duration::from_secs(2).min(timeout)).await,
+            _ => false,
+        };
+        self.calls += 1;
+        if restarted {
+            self.drop_connection().await;
+        }
+        Ok(Called { outcome, restarted, result, exchange, stderr })
+    }
+}
+
+/// What makes a case's outcome a failure finding, for `--max-failures`: its identity.
+pub(crate) type FailureKey = (&'static str, Option<String>, Option<String>);
+
+/// The failure identity of a case's outcome, if the outcome is a failure.
+pub(crate) fn failure_key(case: &Case, outcome: &Outcome) -> Option<FailureKey> {
+    outcome
+        .fails(case.label.mode.is_valid())
+        .then(|| (outcome.kind(), case.label.mutation.clone(), case.label.pointer.clone()))
+}
+
+/// What the workers of one tool share: where to stop.
+pub(crate) struct Stop {
+    /// Cases that restarted the server.
+    restarts: Vec<usize>,
+    /// Cases that failed, with their identity.
+    failures: Vec<(usize, FailureKey)>,
+    /// Failure findings still allowed before `--max-failures` stops the run.
+    failures_left: Option<usize>,
+    /// The first case whose server could not be (re)started.
+    broken: Option<usize>,
+    deadline: Option<Instant>,
+}
+
+impl Stop {
+    pub fn new(failures_left: Option<usize>, deadline: Option<Instant>) -> Self {
+        Self { restarts: Vec::new(), failures: Vec::new(), failures_left, broken: None, deadline }
+    }
+
+    /// A case index past which a one-job run certainly stopped, if one is known yet.
+    fn bound(&self) -> Option<usize> {
+        let limit = usize::try_from(MAX_RESTARTS_PER_TOOL).expect("small");
+        let by_restarts = (self.restarts.len() > limit).then(|| {
+            let mut r = self.restarts.clone();
+            r.sort_unstable();
+            r[limit]
+        });
+        let by_failures = self.failures_left.and_then(|left| {
+            let mut f = self.failures.clone();
+            f.sort_by_key(|(i, _)| *i);
+            let mut seen = BTreeSet::new();
+            f.into_iter().find_map(|(i, k)| {
+                seen.insert(k);
+                (seen.len() >= left).then_some(i)
+            })
+        });
+        [by_restarts, by_failures, self.broken].into_iter().flatten().min()
+    }
+
+    fn halts_before(&self, index: usize) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.bound().is_some_and(|b| index > b)
+    }
+}
+
+/// One case done by a worker.
+pub(crate) struct Done {
+    pub index: usize,
+    pub outcome: Outcome,
+    pub restarted: bool,
+    pub result: Option<Value>,
+}
+
+/// What one tool's workers share.
+pub(crate) struct Shared<'a, 'p> {
+    pub tool: &'a str,
+    pub cases: &'a [Case],
+    pub output: Option<&'a jsonschema::Validator>,
+    pub feed: bool,
+    pub stop: RefCell<Stop>,
+    /// Called after every case, for progress.
+    pub on_case: &'a RefCell<&'p mut dyn FnMut()>,
+}
+
+/// Runs `mine` (case indexes, increasing) on `slot`. Returns what was done, and the start-up
+/// error if the server could not be (re)started.
+pub(crate) async fn work(
+    slot: &mut Slot<'_>,
+    shared: &Shared<'_, '_>,
+    mine: Vec<usize>,
+) -> (Vec<Done>, Option<String>) {
+    let mut done = Vec::new();
+    let mut restarts: u32 = 0;
+    for i in mine {
+        if shared.stop.borrow().halts_before(i) {
+            break;
+        }
+        let case = &shared.cases[i];
+        match slot.call(shared.tool, &case.arguments, shared.output, false, shared.feed).await {
+            Err(e) => {
+                let mut stop = shared.stop.borrow_mut();
+                stop.broken = Some(stop.broken.map_or(i, |b| b.min(i)));
+                return (done, Some(format!("the server could not be restarted: {e}")));
+            }
+            Ok(c) => {
+                if let Some(key) = failure_key(case, &c.outcome) {
+                    shared.stop.borrow_mut().failures.push((i, key));
+                }
+                if c.restarted {
+                    shared.stop.borrow_mut().restarts.push(i);
+                    restarts += 1;
+                    // Back off a little more after each restart of the same tool.
+                    tokio::time::sleep(Duration::from_millis(20 * u64::from(restarts))).await;
+                }
+                done.push(Done {
+                    index: i,
+                    outcome: c.outcome,
+                    restarted: c.restarted,
+                    result: c.result,
+                });
+                (shared.on_case.borrow_mut())();
+            }
+        }
+    }
+    (done, None)
+}
