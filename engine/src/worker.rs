@@ -218,3 +218,34 @@ pub(crate) async fn work(
     }
     (done, None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(kind: &'static str) -> FailureKey {
+        (kind, None, None)
+    }
+
+    #[test]
+    fn the_stop_point_is_where_one_job_would_have_stopped() {
+        let mut stop = Stop::new(None, None);
+        // Restarts seen out of order, as two workers report them.
+        stop.restarts = vec![9, 1, 5, 3, 7];
+        assert_eq!(stop.bound(), None, "five restarts are allowed");
+        stop.restarts.push(11);
+        assert_eq!(stop.bound(), Some(11), "the sixth restart in case order");
+        stop.restarts.push(0);
+        assert_eq!(stop.bound(), Some(9), "an earlier restart moves the point earlier");
+        assert!(stop.halts_before(10));
+        assert!(!stop.halts_before(9), "cases up to the point still run");
+
+        let mut stop = Stop::new(Some(2), None);
+        stop.failures = vec![(4, key("exited")), (2, key("exited")), (6, key("timeout"))];
+        assert_eq!(stop.bound(), Some(6), "the second distinct failure in case order");
+        stop.failures.push((3, key("internal-error")));
+        assert_eq!(stop.bound(), Some(3));
+        stop.broken = Some(1);
+        assert_eq!(stop.bound(), Some(1), "a server that cannot restart stops everything after");
+    }
+}

@@ -69,6 +69,17 @@ fn combination_bugs_shrink_to_the_exact_minimal_input() {
 }
 
 #[test]
+fn a_crash_that_depends_on_the_call_count_is_flaky() {
+    // fx-crash-every-40 dies on every 40th call, whatever the input: the re-runs of the minimal
+    // case do not reproduce it.
+    let (_, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
+    let f = failure(&r, "count");
+    assert_eq!(f["kind"], "exited");
+    assert_eq!(f["flaky"], true, "{f:#}");
+    assert!(f["shrink"]["reproduced"].as_u64() < f["shrink"]["reruns"].as_u64(), "{f:#}");
+}
+
+#[test]
 fn no_shrink_keeps_the_original_and_still_reruns() {
     let (_, r, _) = run_json("fx-combo", &["--cases", "10", "--no-shrink"]);
     let f = failure(&r, "nested");
