@@ -880,6 +880,20 @@ mod tests {
     }
 
     #[test]
+    fn duplicated_names_are_review_and_the_first_is_compared() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object"}});
+        let twice = parse_capture(&json!({"tools": [tool, {"name": "t", "inputSchema": {"type": "object", "required": ["x"]}}]}).to_string())
+            .expect("capture");
+        let once = parse_capture(&json!({"tools": [tool]}).to_string()).expect("capture");
+        let d = diff(&once, &twice, &Options::default());
+        let entry = d.entries.iter().find(|e| e.direction == Direction::Tool).expect("tool entry");
+        assert_eq!(entry.verdict, Verdict::Review);
+        assert!(entry.changes.iter().any(|c| c.id == "tool-duplicated"));
+        let input = d.entries.iter().find(|e| e.direction == Direction::Input).expect("input");
+        assert_eq!(input.verdict, Verdict::Compatible);
+    }
+
+    #[test]
     fn unreadable_schemas_are_unknown_not_errors() {
         let (entry, _) =
             input_entry(&json!({"type": "object"}), &json!({"type": 5}), &Options::default());
