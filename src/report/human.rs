@@ -76,6 +76,9 @@ pub fn render(r: &Doc) -> String {
     });
     let _ = writeln!(s, "\nCrash-resilience score: {score}");
     let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
+    if let Some(why) = r.extra.get("stopped").and_then(Value::as_str) {
+        let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
+    }
     s
 }
 

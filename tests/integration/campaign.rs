@@ -13,6 +13,11 @@ const FINDINGS: i32 = 1;
 const SUCCESS: i32 = 0;
 const USAGE: i32 = 2;
 
+/// The path of a fixture server, as text.
+fn server_path(fixture: &str) -> String {
+    crate::run::server(fixture).display().to_string()
+}
+
 /// `run --json ARGS` against the fixture under a name of its own.
 fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
     let own = OwnServer::new(fixture);
@@ -231,6 +236,16 @@ fn max_failures_stops_the_run_at_the_same_place_for_any_jobs() {
     assert_eq!(skipped.len(), 3, "the tools after the first failure are not reached: {a:#}");
     assert!(
         skipped.iter().all(|t| t["reason"].as_str().expect("reason").starts_with("not reached"))
+    );
+    let human = finish(
+        command(["--cases", "10", "--max-failures", "1", "--", server_path("fx-combo").as_str()])
+            .spawn()
+            .expect("starts"),
+    );
+    assert!(
+        human.stdout.contains("Stopped early: --max-failures 1 was reached"),
+        "{}",
+        human.stdout
     );
     let (_, b, _) = run_json("fx-combo", &["--cases", "10", "--max-failures", "1", "--jobs", "2"]);
     assert_eq!(a["findings"], b["findings"]);
