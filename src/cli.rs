@@ -400,6 +400,11 @@ pub struct ClientsArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command"], help_heading = "Input")]
     pub tools: Option<PathBuf>,
 
+    /// Read one JSON Schema from FILE (`-` reads standard input) and treat it as the inputSchema
+    /// of one tool named after the file stem (`search.json` -> `search`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command", "tools", "call"], help_heading = "Input")]
+    pub schema: Option<PathBuf>,
+
     /// Only these adapters (repeatable or comma-separated); default: all.
     #[arg(
         long = "adapter",
@@ -428,13 +433,32 @@ pub struct ClientsArgs {
     #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Canaries")]
     pub seed: u64,
 
-    /// Output format on stdout.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Human, help_heading = "Output")]
-    pub format: OutputFormat,
+    /// The lowest severity that fails (exit 1): `fail`, or `warn` (fail and warn). Ambiguous
+    /// findings never fail.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = ClientsFailOn::Fail, help_heading = "Policy")]
+    pub fail_on: ClientsFailOn,
 
-    /// Also write the JSON report to FILE (atomically).
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub output: Option<PathBuf>,
+    /// Findings listed in FILE (adapter, rule, tool, pointer; see README: Baseline) do not fail
+    /// the run; listed findings that no longer occur are reported as stale.
+    #[arg(long, value_name = "FILE", help_heading = "Policy")]
+    pub baseline: Option<PathBuf>,
+
+    /// Rewrite the --baseline file with this run's fail and warn findings (atomically; left
+    /// untouched when the command does not complete).
+    #[arg(long, requires = "baseline", help_heading = "Policy")]
+    pub update_baseline: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The lowest severity that fails `clients`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClientsFailOn {
+    /// Only `fail` findings (the request or the listing is rejected).
+    Fail,
+    /// `fail` and `warn` findings (silently dropped constraints too).
+    Warn,
 }
 
 /// A built-in adapter of `clients`.
@@ -452,15 +476,6 @@ pub enum AdapterName {
     Openapi,
     /// The MCP tool definition against real SDK clients.
     Mcp,
-}
-
-/// Output formats of `clients`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// A summary table and the findings that matter.
-    Human,
-    /// The versioned JSON report (docs/clients.schema.json).
-    Json,
 }
 
 /// Arguments of `mcp-fuzz gen`.
@@ -588,7 +603,31 @@ mod tests {
         .expect("parses");
         let Command::Clients(args) = cli.command else { panic!("clients parses as clients") };
         assert_eq!(args.adapters, [AdapterName::Gemini, AdapterName::Openapi, AdapterName::Mcp]);
-        assert_eq!(args.format, OutputFormat::Human);
+        assert!(args.output.format.is_empty());
+        assert_eq!(args.fail_on, ClientsFailOn::Fail);
+        let cli = Cli::try_parse_from([
+            "mcp-fuzz",
+            "clients",
+            "--schema",
+            "s.json",
+            "--format",
+            "sarif,junit",
+            "--fail-on",
+            "warn",
+            "--output-dir",
+            "out",
+        ])
+        .expect("parses");
+        let Command::Clients(args) = cli.command else { panic!("clients parses as clients") };
+        assert_eq!(args.output.format, [Format::Sarif, Format::Junit]);
+        assert_eq!(args.fail_on, ClientsFailOn::Warn);
+        assert!(
+            Cli::try_parse_from(["mcp-fuzz", "clients", "--schema", "a", "--tools", "b"]).is_err()
+        );
+        assert!(
+            Cli::try_parse_from(["mcp-fuzz", "clients", "--tools", "a", "--update-baseline"])
+                .is_err()
+        );
         assert!(
             Cli::try_parse_from(["mcp-fuzz", "clients", "--tools", "t.json", "--", "node", "s.js"])
                 .is_err()

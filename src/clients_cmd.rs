@@ -1,15 +1,22 @@
-//! `mcp-fuzz clients`: read the tools (a capture or a live server), run every adapter, render
-//! the report and pick the exit code (1 when any non-ambiguous `fail` finding).
+//! `mcp-fuzz clients`: read the tools (a capture, one schema or a live server), run every
+//! adapter, apply the policy and the baseline, render the report in every requested format and
+//! pick the exit code (1 when a finding fails `--fail-on`; see [`crate::clients_report`]).
 
-use crate::cli::{AdapterName, ClientsArgs, OutputFormat};
+use crate::cli::{AdapterName, ClientsArgs, Format};
+use crate::clients_report::{self, ClientsIdentity, NOT_CALLED};
 use crate::errors::CliError;
 use crate::exit_code;
-use crate::r#gen::{origin, read};
-use crate::run_cmd::{connect_options, runtime, secs, start_error, target, write_atomically};
+use crate::r#gen::{origin, read, read_schema};
+use crate::report::baseline::Baseline;
+use crate::run_cmd::{
+    OutputPlan, connect_options, runtime, secs, start_error, target, write_atomically,
+};
 use crate::tools_list;
 use anyhow::Context as _;
 use mcp_fuzz_clients::diff::{self, Comparison};
-use mcp_fuzz_clients::{Adapter, Finding, RULES, Rendering, Severity, Tool, canary, rule};
+use mcp_fuzz_clients::{
+    Adapter, Finding, RULES, Rendering, Severity, Tool, canary, canary_rule, rule,
+};
 use mcp_fuzz_engine::classify::{Outcome, classify};
 use mcp_fuzz_engine::client::{Connection, Target};
 use serde_json::{Value, json};
@@ -25,16 +32,23 @@ const MAX_PAGES: usize = 100;
 /// `mcp-fuzz clients`.
 pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     if args.list_rules {
-        write_stdout(&match args.format {
-            OutputFormat::Human => rules_table(),
-            OutputFormat::Json => {
-                let rules =
-                    serde_json::to_string_pretty(RULES).context("failed to serialise the rules")?;
-                format!("{rules}\n")
-            }
+        let json = args.output.json || args.output.format.contains(&Format::Json);
+        write_stdout(&if json {
+            let rules =
+                serde_json::to_string_pretty(RULES).context("failed to serialise the rules")?;
+            format!("{rules}\n")
+        } else {
+            rules_table()
         })?;
         return Ok(exit_code::SUCCESS);
     }
+    let plan = OutputPlan::resolve(&args.output)?;
+    // Read the baseline first: a bad file is a usage error before any server is started.
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|p| Baseline::<ClientsIdentity>::load(p, args.update_baseline))
+        .transpose()?;
     let adapters: Vec<Adapter> = if args.adapters.is_empty() {
         Adapter::ALL.to_vec()
     } else {
@@ -51,19 +65,12 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     if args.call {
         call_canaries(args, &input, &mut report)?;
     }
-    if let Some(path) = &args.output {
-        let bytes = serde_json::to_vec_pretty(&report).context("failed to serialise the report")?;
-        write_atomically(path, &bytes)?;
+    let file = args.baseline.as_ref().map(|p| p.display().to_string());
+    clients_report::decide(&mut report, args.fail_on, baseline.as_ref().zip(file));
+    plan.emit(|f| clients_report::render(&report, f))?;
+    if let (true, Some(b), Some(path)) = (args.update_baseline, &baseline, &args.baseline) {
+        write_atomically(path, &clients_report::updated_baseline(&report, b).to_bytes())?;
     }
-    write_stdout(&match args.format {
-        OutputFormat::Json => {
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(&report).context("failed to serialise the report")?
-            )
-        }
-        OutputFormat::Human => human(&report),
-    })?;
     let failures = report["failures"].as_u64().unwrap_or(0);
     Ok(if failures > 0 { exit_code::FINDINGS } else { exit_code::SUCCESS })
 }
@@ -97,6 +104,23 @@ struct Input {
 }
 
 fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
+    if let Some(path) = &args.schema {
+        let (schema, origin) = read_schema(path)?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| *s != "-" && !s.is_empty())
+            .unwrap_or("schema")
+            .to_owned();
+        let tools = vec![Tool::new(&name, schema)];
+        return Ok(Input {
+            origin,
+            tools,
+            read_only: vec![None],
+            problems: Vec::new(),
+            truncated: None,
+        });
+    }
     if let Some(path) = &args.tools {
         let origin = origin(path);
         let text = read(path, &origin)?;
@@ -144,7 +168,8 @@ fn load(args: &ClientsArgs) -> anyhow::Result<Input> {
 
 /// `--call`: sends every distinct canary of the first kind (the rendering allows it, the server's
 /// schema rejects it) to the server, with the same read-only gate and classification as `run`,
-/// and records the outcome on each canary. A failing outcome is a fail finding.
+/// and records the outcome on each canary. A canary the server fails on becomes a `fail`
+/// finding.
 fn call_canaries(args: &ClientsArgs, input: &Input, report: &mut Value) -> anyhow::Result<()> {
     let target = target(&args.target)?;
     let options = connect_options(&args.target)?;
@@ -161,40 +186,44 @@ fn call_canaries(args: &ClientsArgs, input: &Input, report: &mut Value) -> anyho
                     if canary["direction"] != "rendered-allows-server-rejects" {
                         continue;
                     }
-                    let value = canary["value"].clone();
-                    if let Some((_, _, call)) = done.iter().find(|(i, v, _)| *i == index && *v == value) {
-                        canary["call"] = call.clone();
-                        continue;
-                    }
-                    let call = if input.read_only[index] != Some(true) && !args.include_destructive {
-                        json!({"status": "skipped", "reason": "not annotated readOnlyHint: true (pass --include-destructive)"})
-                    } else if let Value::Object(arguments) = &value {
-                        if conn.is_none() {
-                            conn = Some(Connection::connect(&target, &options).await.map_err(|e| start_error(&e, &target))?);
-                        }
-                        let c = conn.as_ref().expect("connected");
-                        let reply = c.call_tool(&name, arguments, timeout).await;
-                        let outcome = classify(reply, None, || c.stderr_tail());
-                        let verdict = if outcome.is_failure() {
-                            failures += 1;
-                            "failure"
-                        } else if outcome.is_graceful() {
-                            "graceful"
-                        } else {
-                            "accepted"
-                        };
-                        if matches!(outcome, Outcome::Exited { .. } | Outcome::Timeout) {
-                            // The next call needs a fresh server.
-                            if let Some(old) = conn.take() {
-                                old.close().await;
-                            }
-                        }
-                        json!({"status": "called", "verdict": verdict, "outcome": outcome})
+                    let value = canary["witness"].clone();
+                    let outcome = if let Some((_, _, o)) = done.iter().find(|(i, v, _)| *i == index && *v == value) {
+                        o.clone()
                     } else {
-                        json!({"status": "skipped", "reason": "the canary is not a JSON object, so it cannot be sent as arguments"})
+                        let outcome = if input.read_only[index] != Some(true) && !args.include_destructive {
+                            json!({"status": "skipped", "reason": "not annotated readOnlyHint: true (pass --include-destructive)"})
+                        } else if let Value::Object(arguments) = &value {
+                            if conn.is_none() {
+                                conn = Some(Connection::connect(&target, &options).await.map_err(|e| start_error(&e, &target))?);
+                            }
+                            let c = conn.as_ref().expect("connected");
+                            let reply = c.call_tool(&name, arguments, timeout).await;
+                            let outcome = classify(reply, None, || c.stderr_tail());
+                            let verdict = if outcome.is_failure() {
+                                "failure"
+                            } else if outcome.is_graceful() {
+                                "graceful"
+                            } else {
+                                "accepted"
+                            };
+                            if matches!(outcome, Outcome::Exited { .. } | Outcome::Timeout) {
+                                // The next call needs a fresh server.
+                                if let Some(old) = conn.take() {
+                                    old.close().await;
+                                }
+                            }
+                            json!({"status": "called", "verdict": verdict, "outcome": outcome})
+                        } else {
+                            json!({"status": "skipped", "reason": "the canary is not a JSON object, so it cannot be sent as arguments"})
+                        };
+                        done.push((index, value, outcome.clone()));
+                        outcome
                     };
-                    canary["call"] = call.clone();
-                    done.push((index, value, call));
+                    if outcome["verdict"] == "failure" {
+                        failures += 1;
+                        canary["severity"] = json!("fail");
+                    }
+                    canary["outcome"] = outcome;
                 }
             }
         }
@@ -203,10 +232,7 @@ fn call_canaries(args: &ClientsArgs, input: &Input, report: &mut Value) -> anyho
         }
         Ok::<_, CliError>(())
     })?;
-    let total = report["failures"].as_u64().unwrap_or(0) + failures;
-    report["failures"] = json!(total);
     report["canaryCallFailures"] = json!(failures);
-    report["verdict"] = json!(if total > 0 { "fail" } else { "pass" });
     Ok(())
 }
 
@@ -223,7 +249,6 @@ fn finding_json(finding: &Finding) -> Value {
 
 /// Runs every adapter on every tool and builds the versioned JSON report.
 fn analyse(input: &Input, adapters: &[Adapter], seed: u64) -> Value {
-    let mut failures = 0_u64;
     let mut summary: Vec<Value> = Vec::new();
     let mut per_tool: Vec<Vec<Value>> = vec![Vec::new(); input.tools.len()];
     let mut listing_findings = Vec::new();
@@ -244,12 +269,11 @@ fn analyse(input: &Input, adapters: &[Adapter], seed: u64) -> Value {
             drifting += u64::from(comparison.drifts());
             canaries += found.canaries.len() as u64;
             count(&mut counts, &rendering.findings);
-            per_tool[index].push(adapter_json(&rendering, &comparison, &found));
+            per_tool[index].push(adapter_json(&tool.name, &rendering, &comparison, &found));
         }
         let listing = mcp_fuzz_clients::listing_findings(adapter, &input.tools);
         count(&mut counts, &listing);
         listing_findings.extend(listing.iter().map(finding_json));
-        failures += counts[0];
         summary.push(json!({
             "adapter": adapter, "tools": input.tools.len(), "rejected": rejected,
             "fail": counts[0], "warn": counts[1], "info": counts[2], "ambiguous": counts[3],
@@ -268,8 +292,6 @@ fn analyse(input: &Input, adapters: &[Adapter], seed: u64) -> Value {
         "source": input.origin,
         "seed": seed,
         "adapters": adapters,
-        "verdict": if failures > 0 { "fail" } else { "pass" },
-        "failures": failures,
         "summary": summary,
         "listing": {"problems": input.problems, "truncated": input.truncated},
         "listingFindings": listing_findings,
@@ -290,7 +312,14 @@ fn count(counts: &mut [u64; 4], findings: &[Finding]) {
     }
 }
 
-fn adapter_json(rendering: &Rendering, comparison: &Comparison, found: &canary::Canaries) -> Value {
+fn adapter_json(
+    tool: &str,
+    rendering: &Rendering,
+    comparison: &Comparison,
+    found: &canary::Canaries,
+) -> Value {
+    let canaries: Vec<Value> =
+        found.canaries.iter().map(|c| canary_json(tool, rendering.adapter, c)).collect();
     json!({
         "adapter": rendering.adapter,
         "status": if rendering.rejected() { "rejected" } else { "accepted" },
@@ -298,104 +327,36 @@ fn adapter_json(rendering: &Rendering, comparison: &Comparison, found: &canary::
         "rendered": {"inputSchema": rendering.input, "outputSchema": rendering.output},
         "drift": comparison.drifts,
         "comparisonStopped": comparison.stopped,
-        "canaries": found.canaries,
+        "canaries": canaries,
         "canaryNotes": found.notes,
     })
 }
 
-/// The human summary: one table, then per tool the rejections, warnings and canaries.
-fn human(report: &Value) -> String {
-    let mut s = String::new();
-    let tools = report["tools"].as_array().map_or(0, Vec::len);
-    let _ = writeln!(
-        s,
-        "mcp-fuzz clients {}: {} ({tools} tool{})\n",
-        report["toolVersion"].as_str().unwrap_or(""),
-        report["source"].as_str().unwrap_or(""),
-        if tools == 1 { "" } else { "s" }
-    );
-    let _ = writeln!(
-        s,
-        "{:<17} {:>9} {:>5} {:>5} {:>5} {:>9} {:>9} {:>8}",
-        "ADAPTER", "REJECTED", "FAIL", "WARN", "INFO", "AMBIGUOUS", "DRIFTING", "CANARIES"
-    );
-    for row in report["summary"].as_array().into_iter().flatten() {
-        let _ = writeln!(
-            s,
-            "{:<17} {:>9} {:>5} {:>5} {:>5} {:>9} {:>9} {:>8}",
-            row["adapter"].as_str().unwrap_or(""),
-            format!("{}/{}", row["rejected"], row["tools"]),
-            row["fail"].to_string(),
-            row["warn"].to_string(),
-            row["info"].to_string(),
-            row["ambiguous"].to_string(),
-            row["drifting"].to_string(),
-            row["canaries"].to_string(),
-        );
-    }
-    for tool in report["tools"].as_array().into_iter().flatten() {
-        let mut lines = String::new();
-        for a in tool["adapters"].as_array().into_iter().flatten() {
-            let adapter = a["adapter"].as_str().unwrap_or("");
-            for f in a["findings"].as_array().into_iter().flatten() {
-                let severity = f["severity"].as_str().unwrap_or("");
-                if severity == "info" || f["ambiguous"] == true {
-                    continue;
-                }
-                let _ = writeln!(
-                    lines,
-                    "  [{severity}] {adapter}: {} at {}: {}\n         fix: {}",
-                    f["rule"].as_str().unwrap_or(""),
-                    f["pointer"].as_str().unwrap_or(""),
-                    f["detail"].as_str().unwrap_or(""),
-                    f["fix"].as_str().unwrap_or("")
-                );
-            }
-            for c in a["canaries"].as_array().into_iter().flatten() {
-                let which = if c["direction"] == "rendered-allows-server-rejects" {
-                    "the model may send, the server refuses"
-                } else {
-                    "the server accepts, the model cannot send"
-                };
-                let _ = writeln!(
-                    lines,
-                    "  canary {adapter} ({which}): {}\n         {}",
-                    c["value"],
-                    c["detail"].as_str().unwrap_or("")
-                );
-                if let Some(call) = c.get("call") {
-                    let said = match call["status"].as_str() {
-                        Some("called") => format!(
-                            "{}: {}",
-                            call["verdict"].as_str().unwrap_or(""),
-                            call["outcome"]["kind"].as_str().unwrap_or("")
-                        ),
-                        _ => format!("skipped: {}", call["reason"].as_str().unwrap_or("")),
-                    };
-                    let _ = writeln!(lines, "         sent to the server: {said}");
-                }
-            }
+/// A canary as a finding of its adapter's canary rule, with the witness and (until `--call`
+/// sends it) an outcome saying it was not sent.
+fn canary_json(tool: &str, adapter: Adapter, c: &canary::Canary) -> Value {
+    let rule = canary_rule(adapter, c.direction);
+    let reason = match c.direction {
+        canary::Direction::RenderedAllowsServerRejects => NOT_CALLED,
+        canary::Direction::ServerAllowsRenderedRejects => {
+            "the client cannot send it; only canaries the rendering allows are sent"
         }
-        if !lines.is_empty() {
-            let _ = writeln!(s, "\ntool `{}`\n{lines}", tool["name"].as_str().unwrap_or(""));
-        }
-    }
-    let listing: Vec<&Value> = report["listingFindings"].as_array().into_iter().flatten().collect();
-    for f in listing {
-        let _ = writeln!(
-            s,
-            "{}: {}",
-            f["rule"].as_str().unwrap_or(""),
-            f["detail"].as_str().unwrap_or("")
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\nVerdict: {} ({} fail findings; ambiguous rules never fail)",
-        report["verdict"].as_str().unwrap_or(""),
-        report["failures"]
-    );
-    s
+    };
+    json!({
+        "adapter": adapter,
+        "rule": rule.id,
+        "severity": rule.severity,
+        "ambiguous": rule.ambiguous,
+        "tool": tool,
+        "pointer": format!("/inputSchema{}", c.pointer),
+        "detail": c.detail,
+        "source": rule.source,
+        "fix": rule.fix,
+        "direction": c.direction,
+        "witness": c.value,
+        "openContent": c.open_content,
+        "outcome": {"status": "skipped", "reason": reason},
+    })
 }
 
 /// `--list-rules`: the catalogue as text.

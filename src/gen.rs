@@ -172,6 +172,13 @@ fn load(args: &GenArgs) -> anyhow::Result<Input> {
         return load_tool(path, args.tool.as_deref(), args.output_schema);
     }
     let path = args.schema.as_deref().expect("clap requires exactly one of --schema and --tools");
+    let (schema, origin) = read_schema(path)?;
+    Ok(Input { schema, origin })
+}
+
+/// Reads a `--schema FILE` (`-` for standard input): one JSON Schema, not a capture or a tool.
+/// Returns the schema and how messages name its origin.
+pub(crate) fn read_schema(path: &Path) -> anyhow::Result<(Value, String)> {
     let origin = origin(path);
     let text = read(path, &origin)?;
     let schema: Value = serde_json::from_str(&text)
@@ -179,7 +186,7 @@ fn load(args: &GenArgs) -> anyhow::Result<Input> {
     if let Some(what) = capture_like(&schema) {
         return Err(CliError::SchemaIsCapture { origin, what }.into());
     }
-    Ok(Input { schema, origin })
+    Ok((schema, origin))
 }
 
 fn load_tool(path: &Path, name: Option<&str>, output_schema: bool) -> anyhow::Result<Input> {

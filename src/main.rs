@@ -6,6 +6,7 @@
 
 mod cli;
 mod clients_cmd;
+mod clients_report;
 mod diff_cmd;
 mod errors;
 mod exit_code;

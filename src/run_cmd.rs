@@ -4,7 +4,12 @@
 use crate::cli::{CallArgs, Format, MergeArgs, OutputArgs, RunArgs, TargetArgs};
 use crate::errors::CliError;
 use crate::exit_code;
-use crate::report::{self, baseline::Baseline, merge::merge, model::Doc};
+use crate::report::{
+    self,
+    baseline::Baseline,
+    merge::merge,
+    model::{Doc, Identity},
+};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::case_file::CaseFile;
@@ -115,8 +120,11 @@ pub(crate) fn connect_options(args: &TargetArgs) -> anyhow::Result<ConnectOption
 pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
     let plan = OutputPlan::resolve(&args.output)?;
     // Read the baseline first: a bad file is a usage error before any server is started.
-    let baseline =
-        args.baseline.as_deref().map(|p| Baseline::load(p, args.update_baseline)).transpose()?;
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|p| Baseline::<Identity>::load(p, args.update_baseline))
+        .transpose()?;
     let cfg = RunConfig {
         target: target(&args.target)?,
         connect: connect_options(&args.target)?,
@@ -178,7 +186,7 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
     if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
         b.apply(&mut doc, &path.display().to_string());
     }
-    plan.emit(&doc)?;
+    plan.emit(|f| report::render(&doc, f))?;
     if let (true, Some(b), Some(path)) = (args.update_baseline, &baseline, &args.baseline) {
         write_atomically(path, &b.updated(&doc).to_bytes())?;
     }
@@ -218,12 +226,12 @@ pub fn merge_command(args: &MergeArgs) -> anyhow::Result<u8> {
         shards.push((origin, doc));
     }
     let merged = merge(shards)?;
-    plan.emit(&merged)?;
+    plan.emit(|f| report::render(&merged, f))?;
     Ok(verdict(&merged, args.fail_under))
 }
 
-/// Where each requested format goes.
-struct OutputPlan {
+/// Where each requested format goes (shared by `run`, `report merge` and `clients`).
+pub(crate) struct OutputPlan {
     /// The format printed on stdout, if any.
     stdout: Option<Format>,
     /// Formats written under a directory.
@@ -233,7 +241,7 @@ struct OutputPlan {
 }
 
 impl OutputPlan {
-    fn resolve(args: &OutputArgs) -> anyhow::Result<Self> {
+    pub(crate) fn resolve(args: &OutputArgs) -> anyhow::Result<Self> {
         let mut formats: Vec<Format> = Vec::new();
         for f in args.format.iter().copied().chain(args.json.then_some(Format::Json)) {
             if !formats.contains(&f) {
@@ -274,9 +282,10 @@ impl OutputPlan {
         self.stdout.is_some_and(|f| f != Format::Human)
     }
 
-    fn emit(&self, doc: &Doc) -> anyhow::Result<()> {
+    /// Writes every requested document; `render` gives a document in one format.
+    pub(crate) fn emit(&self, render: impl Fn(Format) -> String) -> anyhow::Result<()> {
         if let Some(path) = &self.json_file {
-            write_atomically(path, report::json(doc).as_bytes())?;
+            write_atomically(path, render(Format::Json).as_bytes())?;
         }
         if let Some(dir) = &self.dir {
             std::fs::create_dir_all(dir).with_context(|| {
@@ -287,13 +296,12 @@ impl OutputPlan {
             })?;
             for f in &self.files {
                 let name = report::file_name(*f).expect("only file formats are listed");
-                write_atomically(&dir.join(name), report::render(doc, *f).as_bytes())?;
+                write_atomically(&dir.join(name), render(*f).as_bytes())?;
             }
         }
         if let Some(f) = self.stdout {
             let mut out = std::io::stdout().lock();
-            out.write_all(report::render(doc, f).as_bytes())
-                .context("failed to write the report")?;
+            out.write_all(render(f).as_bytes()).context("failed to write the report")?;
             out.flush().context("failed to write the report")?;
         }
         Ok(())

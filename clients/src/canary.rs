@@ -34,7 +34,9 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn as_str(self) -> &'static str {
+    /// `rendered-allows-server-rejects` or `server-allows-rendered-rejects`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::RenderedAllowsServerRejects => "rendered-allows-server-rejects",
             Self::ServerAllowsRenderedRejects => "server-allows-rendered-rejects",
@@ -52,6 +54,9 @@ pub struct Canary {
     pub value: Value,
     /// Why the rejecting schema rejects it (`/q: "" is shorter than 1 character`).
     pub detail: String,
+    /// The keyword of the rejecting schema that rejects it, as a JSON pointer into that schema
+    /// (`/properties/q/minLength`); empty when the validator names none.
+    pub pointer: String,
     /// The value needs a property the allowing schema never declares (an open object).
     pub open_content: bool,
 }
@@ -144,15 +149,21 @@ pub fn find_in(advertised: &Value, rendered: &Value, seed: u64, wanted: &[Direct
             Budget { max_candidates: MAX_CANDIDATES, deadline: None, seed, objects_only: true };
         match witness::search(source_gen, target_gen, &witness::declared_names(source), budget) {
             Search::Found(w, _) if accepts.is_valid(&w.value) && !refuses.is_valid(&w.value) => {
-                let detail = refuses
+                let (detail, pointer) = refuses
                     .iter_errors(&w.value)
                     .next()
-                    .map(|e| format!("{}: {e}", display_path(&e.instance_path().to_string())))
+                    .map(|e| {
+                        (
+                            format!("{}: {e}", display_path(&e.instance_path().to_string())),
+                            e.schema_path().to_string(),
+                        )
+                    })
                     .unwrap_or_default();
                 out.canaries.push(Canary {
                     direction,
                     value: w.value,
                     detail,
+                    pointer,
                     open_content: w.open_content,
                 });
             }
@@ -191,6 +202,7 @@ mod tests {
             .expect("a canary");
         assert_eq!(c.value, json!({"q": ""}));
         assert!(c.detail.starts_with("/q"), "{}", c.detail);
+        assert_eq!(c.pointer, "/properties/q/minLength");
     }
 
     #[test]

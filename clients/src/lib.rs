@@ -43,7 +43,7 @@ pub mod diff;
 mod rules;
 mod walk;
 
-pub use rules::{RULES, rule};
+pub use rules::{RULES, canary_rule, rule};
 
 use serde::Serialize;
 use serde_json::Value;

@@ -520,7 +520,85 @@ pub static RULES: &[Rule] = &[
         },
         "drop `$schema`, or generate 2020-12 schemas",
     ),
+    // canaries (one pair per adapter; see `canary`)
+    canary_refuses("openai-strict/canary-server-refuses", OpenaiStrict, OPENAI_SUBSET),
+    canary_inexpressible("openai-strict/canary-inexpressible", OpenaiStrict, OPENAI_SUBSET),
+    canary_refuses("anthropic/canary-server-refuses", Anthropic, ANTHROPIC_ROOT),
+    canary_inexpressible("anthropic/canary-inexpressible", Anthropic, ANTHROPIC_ROOT),
+    canary_refuses(
+        "anthropic-strict/canary-server-refuses",
+        AnthropicStrict,
+        ANTHROPIC_STRICT_SOURCE,
+    ),
+    canary_inexpressible(
+        "anthropic-strict/canary-inexpressible",
+        AnthropicStrict,
+        ANTHROPIC_STRICT_SOURCE,
+    ),
+    canary_refuses("gemini/canary-server-refuses", Gemini, GEMINI_SOURCE),
+    canary_inexpressible("gemini/canary-inexpressible", Gemini, GEMINI_SOURCE),
+    canary_refuses("openapi/canary-server-refuses", Openapi, MCPO_SOURCE),
+    canary_inexpressible("openapi/canary-inexpressible", Openapi, MCPO_SOURCE),
+    canary_refuses("mcp/canary-server-refuses", Mcp, MCP_SOURCE),
+    canary_inexpressible("mcp/canary-inexpressible", Mcp, MCP_SOURCE),
 ];
+
+const ANTHROPIC_STRICT_SOURCE: Source = Source {
+    url: ANTHROPIC_STRICT,
+    summary: "Strict tool use supports a listed subset of JSON Schema and drops or rejects the \
+              rest (numeric and string-length constraints among them).",
+};
+const GEMINI_SOURCE: Source = Source {
+    url: GEMINI,
+    summary: "Function parameters use a select subset of the OpenAPI 3.0 schema object whose \
+              fields are listed; other fields are not carried.",
+};
+const MCP_SOURCE: Source = Source {
+    url: "https://modelcontextprotocol.io/specification/2025-11-25/server/tools",
+    summary: "A tool's inputSchema is a JSON Schema object that clients pass on as declared.",
+};
+
+/// The rule of a canary the rendering allows and the server's schema rejects: what a model
+/// constrained by the client may send and the server will refuse (`warn`; `fail` when `--call`
+/// shows the server failing on it).
+const fn canary_refuses(id: &'static str, adapter: Adapter, source: Source) -> Rule {
+    entry(
+        id,
+        adapter,
+        Warn,
+        false,
+        "canary: a value the client's rendering allows and the server's schema rejects (a model may send it)",
+        source,
+        "make the constraint expressible to the client (see the adapter's other findings) and answer such values with a tool error",
+    )
+}
+
+/// The rule of a canary the server's schema allows and the rendering rejects: what a model
+/// using the client can no longer send.
+const fn canary_inexpressible(id: &'static str, adapter: Adapter, source: Source) -> Rule {
+    entry(
+        id,
+        adapter,
+        Info,
+        false,
+        "canary: a value the server accepts that the client's rendering cannot express (a model cannot send it)",
+        source,
+        "restructure the schema so the client keeps the lost property or branch (see the adapter's other findings)",
+    )
+}
+
+/// The canary rule of `adapter` for `direction`.
+#[must_use]
+pub fn canary_rule(adapter: Adapter, direction: crate::canary::Direction) -> &'static Rule {
+    let suffix = match direction {
+        crate::canary::Direction::RenderedAllowsServerRejects => "canary-server-refuses",
+        crate::canary::Direction::ServerAllowsRenderedRejects => "canary-inexpressible",
+    };
+    RULES
+        .iter()
+        .find(|r| r.adapter == adapter && r.id.ends_with(suffix))
+        .expect("every adapter has both canary rules")
+}
 
 /// The rule with id `id`.
 ///
@@ -543,6 +621,20 @@ mod tests {
             assert!(!a.fix.is_empty());
             for b in &RULES[i + 1..] {
                 assert_ne!(a.id, b.id);
+            }
+        }
+    }
+
+    #[test]
+    fn every_adapter_has_both_canary_rules() {
+        use crate::canary::Direction;
+        for adapter in Adapter::ALL {
+            for direction in
+                [Direction::RenderedAllowsServerRejects, Direction::ServerAllowsRenderedRejects]
+            {
+                let r = canary_rule(adapter, direction);
+                assert_eq!(r.adapter, adapter);
+                assert!(r.id.starts_with(&format!("{adapter}/canary-")), "{}", r.id);
             }
         }
     }

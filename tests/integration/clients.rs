@@ -101,28 +101,33 @@ fn converter_breakers_fail_with_exact_findings_and_canaries() {
     );
     assert_eq!(mcpo["canaries"][0]["direction"], "rendered-allows-server-rejects");
     assert_eq!(
-        mcpo["canaries"][0]["value"],
+        mcpo["canaries"][0]["witness"],
         json!({}),
         "without the root anyOf, no argument is needed"
     );
 
     let bounds = adapter(&report, "deploy", "anthropic-strict");
     assert!(rules(bounds).contains(&"anthropic-strict/numeric-constraint"));
-    assert_eq!(
-        bounds["canaries"][0],
-        json!({
-            "direction": "rendered-allows-server-rejects",
-            "value": {"config": {"replicas": 0}},
-            "detail": "/config/replicas: 0 is less than the minimum of 1",
-            "openContent": false
-        })
-    );
+    let canary = &bounds["canaries"][0];
+    assert_eq!(canary["direction"], "rendered-allows-server-rejects");
+    assert_eq!(canary["witness"], json!({"config": {"replicas": 0}}));
+    assert_eq!(canary["detail"], "/config/replicas: 0 is less than the minimum of 1");
+    assert_eq!(canary["openContent"], false);
+    // A canary is a finding of its adapter's canary rule, with source, fix and outcome.
+    assert_eq!(canary["adapter"], "anthropic-strict");
+    assert_eq!(canary["rule"], "anthropic-strict/canary-server-refuses");
+    assert_eq!(canary["severity"], "warn");
+    assert_eq!(canary["tool"], "deploy");
+    assert_eq!(canary["pointer"], "/inputSchema/properties/config/properties/replicas/minimum");
+    assert!(canary["source"]["url"].as_str().is_some_and(|u| u.starts_with("https://")));
+    assert!(canary["fix"].as_str().is_some_and(|f| !f.is_empty()));
+    assert_eq!(canary["outcome"]["status"], "skipped");
 
     let nullable = adapter(&report, "search", "openai-strict");
     let values: Vec<&Value> =
-        nullable["canaries"].as_array().expect("canaries").iter().map(|c| &c["value"]).collect();
+        nullable["canaries"].as_array().expect("canaries").iter().map(|c| &c["witness"]).collect();
     assert_eq!(values.len(), 2, "{nullable:#}");
-    let alone = nullable["canaries"][1]["value"].as_object().expect("an object");
+    let alone = nullable["canaries"][1]["witness"].as_object().expect("an object");
     assert!(
         alone.len() == 1 && alone["q"].is_string(),
         "the server takes q alone; strict mode requires every property: {alone:?}"
@@ -321,9 +326,9 @@ fn call_sends_canaries_and_judges_the_answers() {
     let add = adapter(&report, "add", "anthropic-strict");
     let sent = &add["canaries"][0];
     assert_eq!(sent["direction"], "rendered-allows-server-rejects");
-    assert_eq!(sent["call"]["status"], "called");
-    assert_eq!(sent["call"]["verdict"], "graceful");
-    assert_eq!(sent["call"]["outcome"]["kind"], "tool-error");
+    assert_eq!(sent["outcome"]["status"], "called");
+    assert_eq!(sent["outcome"]["verdict"], "graceful");
+    assert_eq!(sent["outcome"]["outcome"]["kind"], "tool-error");
     let lenient = server("fx-lenient");
     let (code, report) = json_report(&[
         "--call",
@@ -335,8 +340,11 @@ fn call_sends_canaries_and_judges_the_answers() {
     ]);
     assert_eq!(code, SUCCESS);
     let sent = &adapter(&report, "anything", "openapi")["canaries"][0];
-    assert_eq!(sent["value"], json!({"count": -1}));
-    assert_eq!(sent["call"]["verdict"], "accepted", "the server takes a value its schema forbids");
+    assert_eq!(sent["witness"], json!({"count": -1}));
+    assert_eq!(
+        sent["outcome"]["verdict"], "accepted",
+        "the server takes a value its schema forbids"
+    );
     assert!(
         mcp_fuzz(["clients", "--call", "--tools", "x.json"]).code == USAGE,
         "--call needs a live server"
