@@ -203,7 +203,7 @@ fn which_way(f: &Value) -> &'static str {
 /// The policy sentence shared by the human and Markdown summaries.
 fn policy_line(report: &Value) -> String {
     let mut s = format!(
-        "{} finding{} fail --fail-on {} (ambiguous findings never fail)",
+        "{} finding{} fail --fail-on {}; ambiguous findings never fail",
         report["failures"],
         if report["failures"] == 1 { "" } else { "s" },
         str_of(report, "failOn")
@@ -346,7 +346,7 @@ fn tool_cell(f: &Value) -> String {
 fn markdown(report: &Value) -> String {
     let mut out = format!(
         "## mcp-fuzz clients: {}\n\n**Verdict: {}**: {}\n\n",
-        md::text(str_of(report, "source")),
+        md::code_span(str_of(report, "source").trim_matches('`')),
         str_of(report, "verdict"),
         md::text(&policy_line(report))
     );

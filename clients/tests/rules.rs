@@ -332,6 +332,9 @@ fn every_rule_has_a_case() {
         if rule.id == "anthropic-strict/request-complexity" {
             continue; // A listing rule: see `request_complexity_counts_the_listing`.
         }
+        if rule.id.contains("/canary-") {
+            continue; // Canary rules: see `canary_rules_follow_the_drift`.
+        }
         assert!(covered.contains(&rule.id), "no fixture for {}", rule.id);
     }
 }
@@ -369,4 +372,39 @@ fn openai_conversion_closes_requires_and_nulls() {
         rendered["properties"]["r"],
         json!({"anyOf": [{"$ref": "#/$defs/r"}, {"type": "null"}]})
     );
+}
+
+/// The canaries of `tool` under `adapter`, as the rule ids the report gives them.
+fn canary_rules(adapter: Adapter, tool: &Tool) -> Vec<&'static str> {
+    let rendering = render(adapter, tool);
+    let rendered = rendering.input.as_ref().expect("the rendering is accepted");
+    mcp_fuzz_clients::canary::find(&tool.input_schema, rendered, 0)
+        .canaries
+        .iter()
+        .map(|c| mcp_fuzz_clients::canary_rule(adapter, c.direction).id)
+        .collect()
+}
+
+#[test]
+fn canary_rules_follow_the_drift() {
+    // A dropped minLength: the model may send "", the server refuses it.
+    let dropped = input(
+        json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 1}}, "required": ["q"]}),
+    );
+    assert_eq!(canary_rules(Adapter::Openapi, &dropped), ["openapi/canary-server-refuses"]);
+    // Near miss: nothing is dropped, so there is no canary.
+    let kept = input(
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}),
+    );
+    assert!(canary_rules(Adapter::Openapi, &kept).is_empty());
+    // An optional property made required and nullable: the server takes `{}`, the model
+    // cannot send it; and the model may send null, which the server refuses.
+    let optional = input(json!({"type": "object", "properties": {"q": {"type": "string"}}}));
+    let mut found = canary_rules(Adapter::OpenaiStrict, &optional);
+    found.sort_unstable();
+    assert_eq!(
+        found,
+        ["openai-strict/canary-inexpressible", "openai-strict/canary-server-refuses"]
+    );
+    assert!(canary_rules(Adapter::OpenaiStrict, &input(object(json!({})))).is_empty());
 }

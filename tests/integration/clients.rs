@@ -2,8 +2,9 @@
 //! findings and canaries on the converter-breaking fixture capture, and a live fixture server.
 
 use crate::run::server;
-use crate::util::{TempFile, fixture, mcp_fuzz, mcp_fuzz_with_stdin};
+use crate::util::{TempDir, TempFile, fixture, mcp_fuzz, mcp_fuzz_with_stdin};
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 /// The exit codes, repeated here on purpose: changing one must break a test.
 const SUCCESS: i32 = 0;
@@ -349,4 +350,364 @@ fn call_sends_canaries_and_judges_the_answers() {
         mcp_fuzz(["clients", "--call", "--tools", "x.json"]).code == USAGE,
         "--call needs a live server"
     );
+}
+
+/// A schema whose only finding under `openapi` is a dropped `minLength` (warn) and whose canary
+/// is `{"q": ""}` (warn).
+const SEARCH: &str = r#"{"type": "object", "properties": {"q": {"type": "string", "minLength": 1}}, "required": ["q"]}"#;
+
+/// Writes `contents` as `dir/name` and returns the path as a string.
+fn write(dir: &TempDir, name: &str, contents: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("temp dir is writable");
+    path.display().to_string()
+}
+
+fn all_findings(report: &Value) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for tool in report["tools"].as_array().expect("tools") {
+        for a in tool["adapters"].as_array().expect("adapters") {
+            out.extend(a["findings"].as_array().expect("findings"));
+            out.extend(a["canaries"].as_array().expect("canaries"));
+        }
+    }
+    out.extend(report["listingFindings"].as_array().expect("listing findings"));
+    out
+}
+
+#[test]
+fn schema_is_one_tool_named_after_the_file() {
+    let dir = TempDir::new("clients-schema");
+    let schema = write(&dir, "search.json", SEARCH);
+    let (code, report) = json_report(&["--schema", &schema, "--adapter", "openapi"]);
+    assert_eq!(code, SUCCESS, "warn findings do not fail by default");
+    assert_eq!(report["tools"].as_array().expect("tools").len(), 1);
+    assert_eq!(report["tools"][0]["name"], "search");
+    let result = adapter(&report, "search", "openapi");
+    assert_eq!(rules(result), ["openapi/constraint-dropped"]);
+    assert_eq!(result["canaries"][0]["witness"], json!({"q": ""}));
+    assert_eq!(result["canaries"][0]["pointer"], "/inputSchema/properties/q/minLength");
+    // Standard input works too; the tool is then called `schema`.
+    let run = mcp_fuzz_with_stdin(
+        ["clients", "--schema", "-", "--adapter", "openapi", "--format", "json"],
+        SEARCH,
+    );
+    run.assert_code(SUCCESS);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(report["tools"][0]["name"], "schema");
+    // A capture given as a schema, or broken JSON, is a usage error that says what to do.
+    let capture = fixture("clients/clean.json");
+    let run = mcp_fuzz(["clients", "--schema", capture.to_str().expect("utf-8")]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("--tools"), "{}", run.stderr);
+    let broken = write(&dir, "broken.json", "{\"type\": ");
+    let run = mcp_fuzz(["clients", "--schema", &broken]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("JSON"), "{}", run.stderr);
+}
+
+#[test]
+fn fail_on_picks_the_severities_that_fail_and_ambiguous_findings_never_do() {
+    let dir = TempDir::new("clients-fail-on");
+    let search = write(&dir, "search.json", SEARCH);
+    let (code, report) =
+        json_report(&["--schema", &search, "--adapter", "openapi", "--fail-on", "fail"]);
+    assert_eq!((code, report["failOn"].as_str()), (SUCCESS, Some("fail")));
+    assert_eq!((report["verdict"].as_str(), report["failures"].as_u64()), (Some("pass"), Some(0)));
+    let (code, report) =
+        json_report(&["--schema", &search, "--adapter", "openapi", "--fail-on", "warn"]);
+    assert_eq!(code, FINDINGS);
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["failures"], 2, "the dropped minLength and its canary: {report:#}");
+
+    // Only an ambiguous warn finding (a boolean property schema under openai-strict).
+    let boolean = write(
+        &dir,
+        "flag.json",
+        r#"{"type": "object", "properties": {"p": true}, "required": ["p"], "additionalProperties": false}"#,
+    );
+    let (code, report) =
+        json_report(&["--schema", &boolean, "--adapter", "openai-strict", "--fail-on", "warn"]);
+    let found = all_findings(&report);
+    assert!(found.iter().any(|f| f["ambiguous"] == true && f["severity"] == "warn"), "{report:#}");
+    assert_eq!(code, SUCCESS, "ambiguous findings never fail");
+    // Only an ambiguous fail finding (a non-object root under anthropic).
+    let string = write(&dir, "text.json", r#"{"type": "string"}"#);
+    let (code, report) =
+        json_report(&["--schema", &string, "--adapter", "anthropic", "--fail-on", "warn"]);
+    assert!(
+        all_findings(&report).iter().any(|f| f["ambiguous"] == true && f["severity"] == "fail"),
+        "{report:#}"
+    );
+    assert_eq!(code, SUCCESS, "ambiguous findings never fail");
+    // A fail finding fails under both policies.
+    let breakers = fixture("clients/breakers.json");
+    for policy in ["fail", "warn"] {
+        let (code, _) =
+            json_report(&["--tools", breakers.to_str().expect("utf-8"), "--fail-on", policy]);
+        assert_eq!(code, FINDINGS, "--fail-on {policy}");
+    }
+    assert_eq!(mcp_fuzz(["clients", "--schema", &search, "--fail-on", "info"]).code, USAGE);
+}
+
+#[test]
+fn every_json_finding_carries_its_identity_source_and_fix() {
+    let capture = fixture("clients/breakers.json");
+    let (_, report) = json_report(&["--tools", capture.to_str().expect("utf-8")]);
+    let found = all_findings(&report);
+    assert!(found.len() > 50, "{}", found.len());
+    let mut canaries = 0;
+    for f in found {
+        for key in ["adapter", "rule", "severity", "pointer", "detail", "fix"] {
+            assert!(f[key].is_string(), "{key} missing: {f}");
+        }
+        assert!(f.get("tool").is_some() && f["source"]["url"].is_string(), "{f}");
+        if f.get("witness").is_some() {
+            canaries += 1;
+            assert!(f["outcome"]["status"].is_string(), "{f}");
+            assert!(f["rule"].as_str().expect("rule").contains("/canary-"), "{f}");
+        }
+    }
+    assert!(canaries >= 10, "{canaries}");
+}
+
+#[test]
+fn every_format_agrees_with_the_json() {
+    let dir = TempDir::new("clients-formats");
+    let out = dir.join("out");
+    let capture = fixture("clients/breakers.json");
+    let run = mcp_fuzz([
+        "clients",
+        "--tools",
+        capture.to_str().expect("utf-8"),
+        "--format",
+        "human,json,sarif,junit",
+        "--format",
+        "markdown",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+    ]);
+    run.assert_code(FINDINGS);
+    assert!(run.stdout.contains("Verdict: fail"), "human goes to stdout: {}", run.stdout);
+    let report = crate::formats::read_json(&out.join("report.json"));
+    check_schema(&report);
+    let found = all_findings(&report);
+
+    // SARIF: valid, the clients rule ids, one result per finding, fingerprints stable.
+    let log = crate::formats::read_json(&out.join("report.sarif"));
+    crate::formats::assert_sarif_schema(&log);
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), found.len());
+    let list = mcp_fuzz(["clients", "--list-rules"]).stdout;
+    let catalogue: Vec<&str> = list
+        .lines()
+        .filter(|l| !l.starts_with(' ') && l.contains('/'))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for (r, f) in results.iter().zip(&found) {
+        assert_eq!(r["ruleId"], f["rule"]);
+        assert!(catalogue.contains(&r["ruleId"].as_str().expect("id")), "{r}");
+        let expected = match (f["severity"].as_str(), f["ambiguous"] == true) {
+            (Some("fail"), false) => "error",
+            (_, true) | (Some("info"), _) => "note",
+            _ => "warning",
+        };
+        assert_eq!(r["level"], expected, "{f}");
+    }
+    let again =
+        mcp_fuzz(["clients", "--tools", capture.to_str().expect("utf-8"), "--format", "sarif"]);
+    let again: Value = serde_json::from_str(&again.stdout).expect("SARIF on stdout");
+    assert_eq!(again["runs"][0]["results"], log["runs"][0]["results"], "stable across runs");
+
+    // JUnit: one case per adapter and tool (plus the listing), failures = failing pairs.
+    let xml = std::fs::read_to_string(out.join("report.junit.xml")).expect("junit written");
+    let adapters = report["adapters"].as_array().expect("adapters");
+    let tools = report["tools"].as_array().expect("tools");
+    let listing: BTreeSet<&str> = report["listingFindings"]
+        .as_array()
+        .expect("listing")
+        .iter()
+        .map(|f| f["adapter"].as_str().expect("adapter"))
+        .collect();
+    let failing: BTreeSet<(&str, Option<&str>)> = found
+        .iter()
+        .filter(|f| f["severity"] == "fail" && f["ambiguous"] != true)
+        .map(|f| (f["adapter"].as_str().expect("adapter"), f["tool"].as_str()))
+        .collect();
+    let root = xml.lines().find(|l| l.starts_with("<testsuites")).expect("root");
+    assert_eq!(
+        crate::formats::attr(root, "tests") as usize,
+        adapters.len() * tools.len() + listing.len()
+    );
+    assert_eq!(crate::formats::attr(root, "failures") as usize, failing.len());
+    assert_eq!(
+        crate::formats::count(&xml, "<testcase "),
+        adapters.len() * tools.len() + listing.len()
+    );
+    assert_eq!(crate::formats::count(&xml, "<failure "), failing.len());
+    assert_eq!(crate::formats::count(&xml, "<testsuite "), adapters.len());
+
+    // Markdown: a section per adapter, every canary's witness and outcome.
+    let md = std::fs::read_to_string(out.join("report.md")).expect("markdown written");
+    for a in adapters {
+        assert!(md.contains(&format!("### `{}`", a.as_str().expect("name"))), "{md}");
+    }
+    for c in found.iter().filter(|f| f.get("witness").is_some()) {
+        assert!(md.contains(&format!("`{}`", c["witness"])), "witness {} missing", c["witness"]);
+    }
+    assert!(md.contains("not sent: pass --call to send it to the server"));
+    assert!(md.contains("**Verdict: fail**"));
+
+    // Several documents need a directory.
+    let run = mcp_fuzz([
+        "clients",
+        "--tools",
+        capture.to_str().expect("utf-8"),
+        "--format",
+        "json,sarif",
+    ]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("--output-dir"), "{}", run.stderr);
+}
+
+#[test]
+fn the_markdown_shows_the_servers_outcome_of_called_canaries() {
+    let healthy = server("fx-healthy");
+    let run = mcp_fuzz([
+        "clients",
+        "--call",
+        "--adapter",
+        "anthropic-strict",
+        "--format",
+        "markdown",
+        "--",
+        healthy.to_str().expect("utf-8"),
+    ]);
+    run.assert_code(SUCCESS);
+    assert!(run.stdout.contains("graceful: tool-error"), "{}", run.stdout);
+}
+
+#[test]
+fn baselines_round_trip_report_stale_entries_and_survive_failures() {
+    let dir = TempDir::new("clients-baseline");
+    let file = dir.join("baseline.json");
+    let baseline = file.to_str().expect("utf-8");
+    let capture = fixture("clients/breakers.json");
+    let capture = capture.to_str().expect("utf-8");
+    // First run: the file is created with every non-ambiguous fail and warn finding; the run
+    // still fails (the findings were new).
+    let (code, report) =
+        json_report(&["--tools", capture, "--baseline", baseline, "--update-baseline"]);
+    assert_eq!(code, FINDINGS);
+    let written: Value = crate::formats::read_json(&file);
+    let entries = written["findings"].as_array().expect("entries");
+    let expected: BTreeSet<(String, String, Option<String>, String)> = all_findings(&report)
+        .into_iter()
+        .filter(|f| f["ambiguous"] != true && f["severity"] != "info")
+        .map(|f| {
+            (
+                f["adapter"].as_str().expect("adapter").to_owned(),
+                f["rule"].as_str().expect("rule").to_owned(),
+                f["tool"].as_str().map(str::to_owned),
+                f["pointer"].as_str().expect("pointer").to_owned(),
+            )
+        })
+        .collect();
+    let stored: BTreeSet<(String, String, Option<String>, String)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["adapter"].as_str().expect("adapter").to_owned(),
+                e["rule"].as_str().expect("rule").to_owned(),
+                e["tool"].as_str().map(str::to_owned),
+                e["pointer"].as_str().expect("pointer").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(stored, expected);
+    assert_eq!(written["baselineVersion"], 1);
+
+    // Second run: everything is known, nothing fails, SARIF says unchanged.
+    let (code, report) = json_report(&["--tools", capture, "--baseline", baseline]);
+    assert_eq!(code, SUCCESS, "{:#}", report["baseline"]);
+    assert_eq!(report["baseline"]["new"], 0);
+    assert_eq!(report["baseline"]["stale"], json!([]));
+    assert!(report["baseline"]["known"].as_u64().expect("known") >= entries.len() as u64);
+    let sarif =
+        mcp_fuzz(["clients", "--tools", capture, "--baseline", baseline, "--format", "sarif"]);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).expect("SARIF");
+    crate::formats::assert_sarif_schema(&sarif);
+    assert!(
+        sarif["runs"][0]["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .all(|r| r["baselineState"] != "new" || r["level"] != "error")
+    );
+
+    // A finding that no longer occurs is stale; an entry of an adapter not applied is not.
+    let mut edited = written.clone();
+    let list = edited["findings"].as_array_mut().expect("entries");
+    list.push(json!({"adapter": "gemini", "rule": "gemini/ref", "tool": "gone", "pointer": "/inputSchema/$ref"}));
+    std::fs::write(&file, serde_json::to_vec_pretty(&edited).expect("JSON")).expect("writable");
+    let (code, report) = json_report(&["--tools", capture, "--baseline", baseline]);
+    assert_eq!(code, SUCCESS);
+    assert_eq!(
+        report["baseline"]["stale"],
+        json!([{"adapter": "gemini", "rule": "gemini/ref", "tool": "gone", "pointer": "/inputSchema/$ref"}])
+    );
+    let human = mcp_fuzz(["clients", "--tools", capture, "--baseline", baseline]);
+    assert!(
+        human.stdout.contains("1 stale")
+            && human.stdout.contains("gemini/ref at /inputSchema/$ref of `gone`"),
+        "{}",
+        human.stdout
+    );
+    let (_, report) =
+        json_report(&["--tools", capture, "--baseline", baseline, "--adapter", "openapi"]);
+    assert_eq!(report["baseline"]["stale"], json!([]), "gemini was not applied");
+    // --update-baseline with only openapi keeps the other adapters' entries, the stale one too.
+    let (code, _) = json_report(&[
+        "--tools",
+        capture,
+        "--baseline",
+        baseline,
+        "--adapter",
+        "openapi",
+        "--update-baseline",
+    ]);
+    assert_eq!(code, SUCCESS);
+    let kept = crate::formats::read_json(&file);
+    assert_eq!(kept["findings"].as_array().expect("entries").len(), entries.len() + 1);
+    // Updating with every adapter drops the stale entry.
+    json_report(&["--tools", capture, "--baseline", baseline, "--update-baseline"]);
+    assert_eq!(crate::formats::read_json(&file), written);
+
+    // A command that does not complete leaves the file byte for byte as it was.
+    let before = std::fs::read(&file).expect("readable");
+    let run = mcp_fuzz([
+        "clients",
+        "--baseline",
+        baseline,
+        "--update-baseline",
+        "--",
+        "/nonexistent/mcp-server",
+    ]);
+    run.assert_code(SERVER_START);
+    assert_eq!(std::fs::read(&file).expect("readable"), before);
+    let run = mcp_fuzz([
+        "clients",
+        "--schema",
+        "/nonexistent/schema.json",
+        "--baseline",
+        baseline,
+        "--update-baseline",
+    ]);
+    run.assert_code(USAGE);
+    assert_eq!(std::fs::read(&file).expect("readable"), before);
+    // A malformed baseline is a usage error naming the expected shape.
+    let bad = write(&dir, "bad.json", r#"{"baselineVersion": 1, "findings": [{"kind": "x"}]}"#);
+    let run = mcp_fuzz(["clients", "--tools", capture, "--baseline", &bad]);
+    run.assert_code(USAGE);
+    assert!(run.stderr.contains("\"adapter\", \"rule\", \"tool\", \"pointer\""), "{}", run.stderr);
 }

@@ -47,7 +47,7 @@ pub(crate) fn assert_report_schema(report: &Value) {
 
 /// Asserts a SARIF log satisfies the official SARIF 2.1.0 schema (fixtures/sarif).
 #[track_caller]
-fn assert_sarif_schema(log: &Value) {
+pub(crate) fn assert_sarif_schema(log: &Value) {
     let schema: Value =
         serde_json::from_str(include_str!("../../fixtures/sarif/sarif-schema-2.1.0.json"))
             .expect("SARIF schema is JSON");
@@ -64,11 +64,11 @@ fn findings(report: &Value) -> &Vec<Value> {
     report["findings"].as_array().expect("findings")
 }
 
-fn count(haystack: &str, needle: &str) -> usize {
+pub(crate) fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
-fn attr(xml_tag: &str, name: &str) -> u64 {
+pub(crate) fn attr(xml_tag: &str, name: &str) -> u64 {
     let start = xml_tag.find(&format!(" {name}=\"")).expect("attribute") + name.len() + 3;
     xml_tag[start..].split('"').next().expect("value").parse().expect("number")
 }
