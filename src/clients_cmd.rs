@@ -3,7 +3,7 @@
 //! pick the exit code (1 when a finding fails `--fail-on`; see [`crate::clients_report`]).
 
 use crate::cli::{AdapterName, ClientsArgs, Format};
-use crate::clients_report::{self, ClientsIdentity, NOT_CALLED};
+use crate::clients_report::{self, ClientsIdentity, NOT_CALLED, NOT_SENDABLE};
 use crate::errors::CliError;
 use crate::exit_code;
 use crate::r#gen::{origin, read, read_schema};
@@ -338,9 +338,7 @@ fn canary_json(tool: &str, adapter: Adapter, c: &canary::Canary) -> Value {
     let rule = canary_rule(adapter, c.direction);
     let reason = match c.direction {
         canary::Direction::RenderedAllowsServerRejects => NOT_CALLED,
-        canary::Direction::ServerAllowsRenderedRejects => {
-            "the client cannot send it; only canaries the rendering allows are sent"
-        }
+        canary::Direction::ServerAllowsRenderedRejects => NOT_SENDABLE,
     };
     json!({
         "adapter": adapter,

@@ -295,9 +295,8 @@ fn human(report: &Value) -> String {
                     c["witness"],
                     str_of(c, "detail")
                 );
-                if c["outcome"]["status"] != "skipped"
-                    || str_of(&c["outcome"], "reason") != NOT_CALLED
-                {
+                let reason = str_of(&c["outcome"], "reason");
+                if reason != NOT_CALLED && reason != NOT_SENDABLE {
                     let _ = writeln!(lines, "         sent to the server: {}", outcome_line(c));
                 }
             }
@@ -325,6 +324,10 @@ fn human(report: &Value) -> String {
 
 /// The reason of a canary's outcome when `--call` was not given.
 pub const NOT_CALLED: &str = "pass --call to send it to the server";
+
+/// The reason of a canary's outcome when the client cannot send it (it is never sent).
+pub const NOT_SENDABLE: &str =
+    "the client cannot send it; only canaries the rendering allows are sent";
 
 fn severity_label(f: &Value) -> String {
     let mut s = str_of(f, "severity").to_owned();
