@@ -7,19 +7,37 @@
 //! plus classification. The ratio of their throughputs is the number that matters: the target is
 //! mcp-fuzz >= 90% of the bare loop.
 //!
+//! Every server is started before anything is measured, so all three clients run under the same
+//! conditions (three idle-or-busy servers alive throughout). Criterion measures the groups one
+//! after the other, so a change in machine load between groups (other jobs on a shared 2-core
+//! machine) shows up as a difference between clients; the interleaved rounds printed at the end
+//! (`calls/interleaved`) time a batch of every client in turn, rotating who goes first, and report
+//! the median of the per-round ratios, which load drift cannot bias.
+//!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::classify::classify;
 use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
 use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+/// Calls per client per interleaved round.
+const BATCH: u32 = 1500;
+/// Interleaved rounds.
+const ROUNDS: usize = 15;
 
 fn server() -> PathBuf {
-    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/fx-healthy"));
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
+        PathBuf::from,
+    );
+    let path = target.join("release/fx-healthy");
     assert!(
         path.exists(),
         "{} is missing: run `cargo build --release -p mcp-fuzz-fixtures` first",
@@ -32,46 +50,54 @@ fn args() -> Map<String, Value> {
     json!({"message": "hello"}).as_object().expect("object").clone()
 }
 
+type Bare = RunningService<RoleClient, ()>;
+
+fn bare_call(rt: &Runtime, bare: &Bare) {
+    rt.block_on(bare.call_tool(CallToolRequestParams::new("echo").with_arguments(args())))
+        .expect("call");
+}
+
+// The same loop with a per-request timeout, which any tester needs (a hung server must not hang
+// the run): the fair floor for mcp-fuzz.
+fn bare_timeout_call(rt: &Runtime, bare: &Bare) {
+    rt.block_on(async {
+        let req = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new("echo").with_arguments(args()),
+        ));
+        let handle = bare
+            .send_request_with_option(
+                req,
+                PeerRequestOptions::with_timeout(Duration::from_secs(10)),
+            )
+            .await
+            .expect("sent");
+        handle.await_response().await.expect("answered")
+    });
+}
+
+fn engine_call(rt: &Runtime, conn: &Connection, a: &Map<String, Value>) {
+    let outcome = rt.block_on(async {
+        let reply = conn.call_tool("echo", a, Duration::from_secs(10)).await;
+        classify(reply, None, Vec::new)
+    });
+    std::hint::black_box(outcome);
+}
+
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let path = server();
-    let mut g = c.benchmark_group("calls");
-    g.throughput(Throughput::Elements(1));
-
     let bare = rt.block_on(async {
         let transport =
             rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&path))
                 .expect("spawn");
         ().serve(transport).await.expect("handshake")
     });
-    g.bench_function("bare-rmcp", |b| {
-        b.iter(|| {
-            rt.block_on(bare.call_tool(CallToolRequestParams::new("echo").with_arguments(args())))
-                .expect("call")
-        });
+    let bare_t = rt.block_on(async {
+        let transport =
+            rmcp::transport::TokioChildProcess::new(tokio::process::Command::new(&path))
+                .expect("spawn");
+        ().serve(transport).await.expect("handshake")
     });
-    // The same loop with a per-request timeout, which any tester needs (a hung server must not
-    // hang the run): the fair floor for mcp-fuzz.
-    g.bench_function("bare-rmcp-timeout", |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                let req =
-                    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
-                        CallToolRequestParams::new("echo").with_arguments(args()),
-                    ));
-                let handle = bare
-                    .send_request_with_option(
-                        req,
-                        rmcp::service::PeerRequestOptions::with_timeout(Duration::from_secs(10)),
-                    )
-                    .await
-                    .expect("sent");
-                handle.await_response().await.expect("answered")
-            })
-        });
-    });
-    drop(bare);
-
     let target = Target::Stdio {
         command: vec![path.display().to_string()],
         env: Vec::new(),
@@ -82,16 +108,73 @@ fn bench(c: &mut Criterion) {
         ConnectOptions { startup_timeout: Duration::from_secs(10), max_response_bytes: 16 << 20 };
     let conn = rt.block_on(Connection::connect(&target, &opts)).expect("connects");
     let a = args();
-    g.bench_function("mcp-fuzz", |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                let reply = conn.call_tool("echo", &a, Duration::from_secs(10)).await;
-                classify(reply, None, Vec::new)
-            })
-        });
-    });
-    rt.block_on(conn.close());
+
+    let mut g = c.benchmark_group("calls");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("bare-rmcp", |b| b.iter(|| bare_call(&rt, &bare)));
+    g.bench_function("bare-rmcp-timeout", |b| b.iter(|| bare_timeout_call(&rt, &bare_t)));
+    g.bench_function("mcp-fuzz", |b| b.iter(|| engine_call(&rt, &conn, &a)));
     g.finish();
+
+    interleaved(&rt, &bare, &bare_t, &conn, &a);
+    rt.block_on(conn.close());
+    drop((bare, bare_t));
+}
+
+/// Rounds of `BATCH` calls per client, the order rotating each round; prints each client's
+/// median rate and the median per-round ratios.
+#[expect(clippy::print_stdout, reason = "a bench reports on stdout")]
+fn interleaved(
+    rt: &Runtime,
+    bare: &Bare,
+    bare_t: &Bare,
+    conn: &Connection,
+    a: &Map<String, Value>,
+) {
+    let run = |which: usize| {
+        let start = Instant::now();
+        for _ in 0..BATCH {
+            match which {
+                0 => bare_call(rt, bare),
+                1 => bare_timeout_call(rt, bare_t),
+                _ => engine_call(rt, conn, a),
+            }
+        }
+        f64::from(BATCH) / start.elapsed().as_secs_f64()
+    };
+    // Warm-up: one batch each.
+    for w in 0..3 {
+        run(w);
+    }
+    let mut rates: [Vec<f64>; 3] = Default::default();
+    let (mut vs_bare, mut vs_timeout) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let mut r = [0.0; 3];
+        for k in 0..3 {
+            let which = (round + k) % 3;
+            r[which] = run(which);
+        }
+        for (all, one) in rates.iter_mut().zip(r) {
+            all.push(one);
+        }
+        vs_bare.push(r[2] / r[0]);
+        vs_timeout.push(r[2] / r[1]);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let [mut b, mut bt, mut e] = rates;
+    println!(
+        "calls/interleaved ({ROUNDS} rounds x {BATCH} calls, medians): bare-rmcp {:.0}/s, \
+         bare-rmcp-timeout {:.0}/s, mcp-fuzz {:.0}/s; mcp-fuzz / bare {:.1}%, \
+         mcp-fuzz / bare-timeout {:.1}%",
+        median(&mut b),
+        median(&mut bt),
+        median(&mut e),
+        100.0 * median(&mut vs_bare),
+        100.0 * median(&mut vs_timeout),
+    );
 }
 
 criterion_group! {
