@@ -451,17 +451,28 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         }
         done.sort_by_key(|d| d.index);
 
-        // What a single job would have kept: the cases in order, up to the first stop.
+        // What a single job would have kept: the cases in order, up to the first stop, leaving
+        // out the valid (or invalid) cases once they have killed or hung the server too often.
         let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
         let mut results: Vec<(usize, Outcome)> = Vec::new();
-        let mut tool_restarts = 0_u32;
         let mut keys = std::collections::BTreeSet::new();
         let mut halted = false;
-        for d in done {
-            if d.index != results.len() {
-                break;
+        let mut incomplete = false;
+        // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
+        let mut mode_restarts = [0_u32; 2];
+        let mut gave_up = [false; 2];
+        let mut left_out = [0_usize; 2];
+        let mut done = done.into_iter().peekable();
+        for (index, case) in cases.iter().enumerate() {
+            let valid = usize::from(case.label.mode.is_valid());
+            if gave_up[valid] {
+                left_out[valid] += 1;
+                continue;
             }
-            let case = &cases[d.index];
+            let Some(d) = done.next_if(|d| d.index == index) else {
+                incomplete = true;
+                break;
+            };
             *tr.outcomes.entry(d.outcome.kind()).or_default() += 1;
             match case.label.mode {
                 Mode::Boundary => tr.cases.boundary += 1,
@@ -475,15 +486,9 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 keys.insert(key);
             }
             results.push((d.index, d.outcome));
-            tool_restarts += u32::from(d.restarted);
-            if tool_restarts > MAX_RESTARTS_PER_TOOL {
-                tr.status = "gave-up";
-                tr.reason = Some(format!(
-                    "the server died or hung {tool_restarts} times on this tool: stopped calling it"
-                ));
-                tool_findings.push((general(Some(tool.name.clone()), "gave-up", "failure", format!("the server died or hung {tool_restarts} times; the remaining cases of this tool were not run")), None));
-                halted = true;
-                break;
+            mode_restarts[valid] += u32::from(d.restarted);
+            if mode_restarts[valid] > MAX_RESTARTS_PER_TOOL {
+                gave_up[valid] = true;
             }
             if failures_left.is_some_and(|left| keys.len() >= left) {
                 stopped = Some(format!(
@@ -494,7 +499,27 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 break;
             }
         }
-        if !halted && results.len() < cases.len() {
+        // One finding per tool (its identity is the tool and the kind), naming both kinds of
+        // case when both gave up.
+        let parts: Vec<String> = [(1, "valid"), (0, "invalid")]
+            .into_iter()
+            .filter(|(v, _)| gave_up[*v])
+            .map(|(v, what)| {
+                format!(
+                    "the server died or hung {} times on {what} cases, so {} more {what} case(s) were not run",
+                    mode_restarts[v], left_out[v]
+                )
+            })
+            .collect();
+        if !parts.is_empty() {
+            tr.status = "gave-up";
+            tr.reason = Some(parts.join("; "));
+            tool_findings.push((
+                general(Some(tool.name.clone()), "gave-up", "failure", parts.join("; ")),
+                None,
+            ));
+        }
+        if !halted && incomplete {
             if let Some(e) = broken {
                 tr.status = "gave-up";
                 tr.reason = Some(e);

@@ -115,8 +115,11 @@ pub(crate) fn failure_key(case: &Case, outcome: &Outcome) -> Option<FailureKey> 
 
 /// What the workers of one tool share: where to stop.
 pub(crate) struct Stop {
-    /// Cases that restarted the server.
-    restarts: Vec<usize>,
+    /// Cases that restarted the server, with whether the case was a valid one.
+    ///
+    /// Valid and invalid cases have separate restart budgets: a tool that dies on every valid
+    /// input still gets its invalid cases run, so its score means something.
+    restarts: Vec<(usize, bool)>,
     /// Cases that failed, with their identity.
     failures: Vec<(usize, FailureKey)>,
     /// Failure findings still allowed before `--max-failures` stops the run.
@@ -133,12 +136,6 @@ impl Stop {
 
     /// A case index past which a one-job run certainly stopped, if one is known yet.
     fn bound(&self) -> Option<usize> {
-        let limit = usize::try_from(MAX_RESTARTS_PER_TOOL).expect("small");
-        let by_restarts = (self.restarts.len() > limit).then(|| {
-            let mut r = self.restarts.clone();
-            r.sort_unstable();
-            r[limit]
-        });
         let by_failures = self.failures_left.and_then(|left| {
             let mut f = self.failures.clone();
             f.sort_by_key(|(i, _)| *i);
@@ -148,12 +145,30 @@ impl Stop {
                 (seen.len() >= left).then_some(i)
             })
         });
-        [by_restarts, by_failures, self.broken].into_iter().flatten().min()
+        [by_failures, self.broken].into_iter().flatten().min()
     }
 
+    /// A case index past which a one-job run stopped sending cases of this validity, because
+    /// they kept killing or hanging the server.
+    fn restart_bound(&self, valid: bool) -> Option<usize> {
+        let limit = usize::try_from(MAX_RESTARTS_PER_TOOL).expect("small");
+        let mut r: Vec<usize> =
+            self.restarts.iter().filter(|(_, v)| *v == valid).map(|(i, _)| *i).collect();
+        (r.len() > limit).then(|| {
+            r.sort_unstable();
+            r[limit]
+        })
+    }
+
+    /// No case from `index` on runs.
     fn halts_before(&self, index: usize) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.bound().is_some_and(|b| index > b)
+    }
+
+    /// This case is left out: its kind (valid or invalid) used up its restarts.
+    fn skips(&self, index: usize, valid: bool) -> bool {
+        self.restart_bound(valid).is_some_and(|b| index > b)
     }
 }
 
@@ -186,10 +201,14 @@ pub(crate) async fn work(
     let mut done = Vec::new();
     let mut restarts: u32 = 0;
     for i in mine {
+        let case = &shared.cases[i];
+        let valid = case.label.mode.is_valid();
         if shared.stop.borrow().halts_before(i) {
             break;
         }
-        let case = &shared.cases[i];
+        if shared.stop.borrow().skips(i, valid) {
+            continue;
+        }
         match slot.call(shared.tool, &case.arguments, shared.output, false, shared.feed).await {
             Err(e) => {
                 let mut stop = shared.stop.borrow_mut();
@@ -201,7 +220,7 @@ pub(crate) async fn work(
                     shared.stop.borrow_mut().failures.push((i, key));
                 }
                 if c.restarted {
-                    shared.stop.borrow_mut().restarts.push(i);
+                    shared.stop.borrow_mut().restarts.push((i, valid));
                     restarts += 1;
                     // Back off a little more after each restart of the same tool.
                     tokio::time::sleep(Duration::from_millis(20 * u64::from(restarts))).await;
@@ -230,15 +249,18 @@ mod tests {
     #[test]
     fn the_stop_point_is_where_one_job_would_have_stopped() {
         let mut stop = Stop::new(None, None);
-        // Restarts seen out of order, as two workers report them.
-        stop.restarts = vec![9, 1, 5, 3, 7];
-        assert_eq!(stop.bound(), None, "five restarts are allowed");
-        stop.restarts.push(11);
-        assert_eq!(stop.bound(), Some(11), "the sixth restart in case order");
-        stop.restarts.push(0);
-        assert_eq!(stop.bound(), Some(9), "an earlier restart moves the point earlier");
-        assert!(stop.halts_before(10));
-        assert!(!stop.halts_before(9), "cases up to the point still run");
+        // Restarts on valid cases, seen out of order, as two workers report them.
+        stop.restarts = vec![(9, true), (1, true), (5, true), (3, true), (7, true)];
+        assert_eq!(stop.restart_bound(true), None, "five restarts are allowed");
+        stop.restarts.push((11, true));
+        assert_eq!(stop.restart_bound(true), Some(11), "the sixth restart in case order");
+        stop.restarts.push((0, true));
+        assert_eq!(stop.restart_bound(true), Some(9), "an earlier restart moves the point earlier");
+        assert!(stop.skips(10, true));
+        assert!(!stop.skips(9, true), "cases up to the point still run");
+        assert!(!stop.skips(10, false), "invalid cases have a budget of their own");
+        assert!(!stop.halts_before(10), "restarts leave out cases, they do not stop the tool");
+        assert_eq!(stop.restart_bound(false), None);
 
         let mut stop = Stop::new(Some(2), None);
         stop.failures = vec![(4, key("exited")), (2, key("exited")), (6, key("timeout"))];

@@ -240,6 +240,24 @@ fn listing_pages_cursor_loops_and_malformed_tools() {
 }
 
 #[test]
+fn a_tool_that_dies_on_every_valid_input_still_gets_its_invalid_cases_run() {
+    let (code, r, _) = run_json("fx-crash-on-valid", &[]);
+    assert_eq!(code, FINDINGS);
+    let t = tool(&r, "greet");
+    assert_eq!(t["status"], "gave-up", "{t:#}");
+    assert_eq!(t["outcomes"]["exited"], 6, "valid cases stop after the sixth restart: {t:#}");
+    assert!(t["cases"]["invalid"].as_u64().expect("invalid") >= 3, "{t:#}");
+    assert_eq!(r["score"]["percent"], 100.0, "every invalid case is graceful: {r:#}");
+    let gave_up = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "gave-up")
+        .expect("a gave-up finding");
+    assert!(gave_up["message"].as_str().expect("message").contains("valid cases"), "{gave_up:#}");
+}
+
+#[test]
 fn a_listing_with_ever_new_cursors_stops_at_100_pages() {
     let (_, r, _) = run_json("fx-cursor-loop", &["--env", "FX_FRESH_CURSORS=1", "--cases", "0"]);
     let tools = r["tools"].as_array().expect("tools");
