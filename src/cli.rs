@@ -16,8 +16,6 @@ pub struct Cli {
 }
 
 /// The subcommands.
-///
-/// Planned: `clients` (client rendering checks).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Generate values for a JSON Schema, or for a tool's schema in a saved tools/list answer.
