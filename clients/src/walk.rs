@@ -103,27 +103,8 @@ pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     if fragment.is_empty() {
         return Some(root);
     }
-    let decoded = percent_decode(fragment);
+    let decoded = mcp_fuzz_generators::percent_decode(fragment);
     root.pointer(&decoded)
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
 }
 
 /// Every direct subschema of `schema` with its pointer suffix (`/properties/a`, `/anyOf/0`).

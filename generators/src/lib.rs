@@ -40,6 +40,7 @@ mod shape;
 mod value;
 
 pub use error::{SchemaError, SchemaErrorKind};
+pub use schema::percent_decode;
 
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

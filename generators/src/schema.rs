@@ -598,27 +598,49 @@ impl Compiler<'_> {
     }
 }
 
-fn percent_decode(s: &str) -> String {
+/// Decodes the `%XX` escapes of a URI fragment (a `$ref` like `#/$defs/a%20b`); anything that is
+/// not a valid escape stays as it is. Never panics, whatever the bytes.
+#[must_use]
+pub fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
+        let escaped = (bytes[i] == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        if let Some(b) = escaped {
             out.push(b);
             i += 3;
-            continue;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
         }
-        out.push(bytes[i]);
-        i += 1;
     }
     String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn percent_decoding_never_panics_and_keeps_bad_escapes() {
+        use super::percent_decode;
+        assert_eq!(percent_decode("/a%20b"), "/a b");
+        assert_eq!(percent_decode("/%25"), "/%");
+        assert_eq!(
+            percent_decode("%a\u{e9}"),
+            "%a\u{e9}",
+            "an escape cut by a multibyte character"
+        );
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%C3%A9"), "\u{e9}");
+    }
+
     use super::*;
     use serde_json::json;
 
