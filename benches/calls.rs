@@ -116,7 +116,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("mcp-fuzz", |b| b.iter(|| engine_call(&rt, &conn, &a)));
     g.finish();
 
-    interleaved(&rt, &bare, &bare_t, &conn, &a);
+    // `cargo bench --bench calls -- interleaved` runs only these rounds; another filter skips them.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.is_none_or(|f| "calls/interleaved".contains(f.as_str())) {
+        interleaved(&rt, &bare, &bare_t, &conn, &a);
+    }
     rt.block_on(conn.close());
     drop((bare, bare_t));
 }
@@ -131,7 +135,9 @@ fn interleaved(
     conn: &Connection,
     a: &Map<String, Value>,
 ) {
+    // (calls per second, client CPU microseconds per call)
     let run = |which: usize| {
+        let cpu0 = thread_cpu();
         let start = Instant::now();
         for _ in 0..BATCH {
             match which {
@@ -140,19 +146,23 @@ fn interleaved(
                 _ => engine_call(rt, conn, a),
             }
         }
-        f64::from(BATCH) / start.elapsed().as_secs_f64()
+        let rate = f64::from(BATCH) / start.elapsed().as_secs_f64();
+        (rate, (thread_cpu() - cpu0).as_secs_f64() * 1e6 / f64::from(BATCH))
     };
     // Warm-up: one batch each.
     for w in 0..3 {
         run(w);
     }
     let mut rates: [Vec<f64>; 3] = Default::default();
+    let mut cpu: [Vec<f64>; 3] = Default::default();
     let (mut vs_bare, mut vs_timeout) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let mut r = [0.0; 3];
         for k in 0..3 {
             let which = (round + k) % 3;
-            r[which] = run(which);
+            let (rate, us) = run(which);
+            r[which] = rate;
+            cpu[which].push(us);
         }
         for (all, one) in rates.iter_mut().zip(r) {
             all.push(one);
@@ -165,6 +175,14 @@ fn interleaved(
         v[v.len() / 2]
     };
     let [mut b, mut bt, mut e] = rates;
+    let [mut cb, mut cbt, mut ce] = cpu;
+    println!(
+        "calls/interleaved client CPU per call (medians): bare-rmcp {:.1} us, \
+         bare-rmcp-timeout {:.1} us, mcp-fuzz {:.1} us",
+        median(&mut cb),
+        median(&mut cbt),
+        median(&mut ce),
+    );
     println!(
         "calls/interleaved ({ROUNDS} rounds x {BATCH} calls, medians): bare-rmcp {:.0}/s, \
          bare-rmcp-timeout {:.0}/s, mcp-fuzz {:.0}/s; mcp-fuzz / bare {:.1}%, \
@@ -175,6 +193,18 @@ fn interleaved(
         100.0 * median(&mut vs_bare),
         100.0 * median(&mut vs_timeout),
     );
+}
+
+/// CPU time (user + system) of the calling thread: with a current-thread runtime, every client
+/// task runs on it, so this is the client's whole cost per call, free of scheduling noise.
+fn thread_cpu() -> Duration {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let u = getrusage(UsageWho::RUSAGE_THREAD).expect("getrusage");
+    let us = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(u64::try_from(t.tv_sec()).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec()).unwrap_or(0))
+    };
+    us(u.user_time()) + us(u.system_time())
 }
 
 criterion_group! {

@@ -305,12 +305,12 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
             detail: format!("a content block without a `type`: {}", excerpt(bad)),
         };
     }
-    let text: String = items
-        .iter()
-        .filter_map(|i| i.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n");
     if is_error {
+        let text: String = items
+            .iter()
+            .filter_map(|i| i.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n");
         // A validation message with a stack trace is still an exception surfacing.
         if looks_like_exception(&text)
             && !(looks_like_validation(&text)

@@ -514,13 +514,7 @@ impl Connection {
             if let Some(slot) = keep {
                 *slot = Some(raw.clone());
             }
-            return match serde_json::from_slice::<Value>(&raw) {
-                Ok(mut v) => match v.get_mut("result").map(Value::take) {
-                    Some(r) => Reply::Result(r),
-                    None => Reply::Protocol(format!("response without `result`: {}", excerpt(&v))),
-                },
-                Err(e) => Reply::Protocol(format!("response is not JSON: {e}")),
-            };
+            return result_from_raw(&raw);
         }
         match result {
             ServerResult::CustomResult(c) => Reply::Result(c.0),
@@ -637,6 +631,29 @@ impl Drop for Connection {
     }
 }
 
+/// A response line's `result`. Only `result` is built; `jsonrpc` and `id` are skipped over
+/// without allocating, since this runs on every call.
+fn result_from_raw(raw: &[u8]) -> Reply {
+    /// `"result": null` is kept as `Some(Null)` (a shape violation for the judge), told apart
+    /// from an absent `result`.
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        #[serde(default, deserialize_with = "present")]
+        result: Option<Value>,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+        <Value as serde::Deserialize>::deserialize(d).map(Some)
+    }
+    match serde_json::from_slice::<Envelope>(raw) {
+        Ok(Envelope { result: Some(r) }) => Reply::Result(r),
+        Ok(Envelope { result: None }) => Reply::Protocol(format!(
+            "response without `result`: {}",
+            serde_json::from_slice::<Value>(raw).map_or_else(|e| e.to_string(), |v| excerpt(&v))
+        )),
+        Err(e) => Reply::Protocol(format!("malformed response: {e}")),
+    }
+}
+
 /// SIGKILL to a whole process group (the server and whatever it spawned).
 fn kill_group(pgid: Option<i32>) {
     if let Some(p) = pgid.filter(|&p| p > 1) {
@@ -676,5 +693,25 @@ pub fn excerpt(v: &Value) -> String {
         format!("{}…", &s[..end])
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_from_raw_keeps_exactly_the_result() {
+        let r = result_from_raw(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[],"x":1}}"#);
+        assert!(matches!(r, Reply::Result(v) if v == json!({"content": [], "x": 1})));
+        let null = result_from_raw(br#"{"jsonrpc":"2.0","id":7,"result":null}"#);
+        assert!(matches!(null, Reply::Result(Value::Null)), "{null:?}");
+        let missing = result_from_raw(br#"{"jsonrpc":"2.0","id":7}"#);
+        assert!(
+            matches!(&missing, Reply::Protocol(m) if m.starts_with("response without `result`")),
+            "{missing:?}"
+        );
+        let twice = result_from_raw(br#"{"id":7,"result":1,"result":2}"#);
+        assert!(matches!(&twice, Reply::Protocol(m) if m.contains("duplicate")), "{twice:?}");
     }
 }
