@@ -8,6 +8,7 @@
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
+//! |  101 | `INTERNAL_ERROR`       | A bug in mcp-fuzz (a panic): every server it started was killed.    |
 //! |  130 | `INTERRUPTED`          | Ctrl-C: the run stopped and the server's process group was killed.  |
 //!
 //! A number is never reused for another meaning: new outcomes get new numbers.
@@ -31,6 +32,10 @@ pub const NO_TOOLS: u8 = 4;
 /// `gen`: the schema cannot be honoured (unsatisfiable, unsupported construct, malformed schema).
 pub const UNSATISFIABLE_SCHEMA: u8 = 5;
 
+/// A panic: a bug in mcp-fuzz, not a finding. Every server process group it started was killed
+/// first (Rust's own status for a panic, kept so that wrappers recognise it).
+pub const INTERNAL_ERROR: u8 = 101;
+
 /// Interrupted by Ctrl-C (the shell convention: 128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
 
@@ -40,8 +45,16 @@ mod tests {
 
     #[test]
     fn codes_are_distinct() {
-        let codes =
-            [SUCCESS, FINDINGS, USAGE, SERVER_START, NO_TOOLS, UNSATISFIABLE_SCHEMA, INTERRUPTED];
+        let codes = [
+            SUCCESS,
+            FINDINGS,
+            USAGE,
+            SERVER_START,
+            NO_TOOLS,
+            UNSATISFIABLE_SCHEMA,
+            INTERNAL_ERROR,
+            INTERRUPTED,
+        ];
         for (i, a) in codes.iter().enumerate() {
             for b in &codes[i + 1..] {
                 assert_ne!(a, b);

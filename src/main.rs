@@ -22,6 +22,7 @@ use clap::Parser as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    kill_servers_on_panic();
     let cli = match cli::Cli::try_parse_from(with_default_command(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(error) => {
@@ -40,6 +41,26 @@ fn main() -> ExitCode {
             ExitCode::from(errors::exit_code_for(&error))
         }
     }
+}
+
+/// A panic is a bug in mcp-fuzz: kill every server it started (their process groups, so
+/// grandchildren too), print the panic, and end the run with status 101. The run is not
+/// continued, since its servers are gone and any report would be wrong.
+fn kill_servers_on_panic() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        mcp_fuzz_engine::client::kill_all_servers();
+        default(info);
+        #[expect(clippy::print_stderr, reason = "the last words of a crashing run")]
+        {
+            eprintln!(
+                "error: mcp-fuzz hit an internal error (a bug, not a finding about the server); \
+                 every server it started has been killed. Please report it with the command line \
+                 and the message above."
+            );
+        }
+        std::process::exit(i32::from(exit_code::INTERNAL_ERROR));
+    }));
 }
 
 fn run(cli: &cli::Cli) -> anyhow::Result<u8> {

@@ -159,11 +159,21 @@ pub fn run_command(args: &RunArgs) -> anyhow::Result<u8> {
         },
     };
     let bar = progress_bar(plan.stdout_is_machine());
+    // A test hook: panic once this many cases have run, to check that a panic leaves no server
+    // behind (`tests/integration/run.rs`). Not part of the interface.
+    let panic_after =
+        std::env::var("__MCP_FUZZ_TEST_PANIC_AFTER_CASES").ok().and_then(|v| v.parse::<u64>().ok());
     // Ctrl-C: the server lives in its own process group and does not get the terminal's SIGINT;
     // dropping the run drops its connection, which kills that group.
     let outcome = runtime()?.block_on(async {
         tokio::select! {
-            r = run(&cfg, |p| show_progress(bar.as_ref(), p)) => Some(r),
+            r = run(&cfg, |p| {
+                assert!(
+                    panic_after.is_none_or(|n| p.done < n),
+                    "__MCP_FUZZ_TEST_PANIC_AFTER_CASES reached"
+                );
+                show_progress(bar.as_ref(), p);
+            }) => Some(r),
             _ = tokio::signal::ctrl_c() => None,
         }
     });

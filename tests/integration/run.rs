@@ -11,6 +11,7 @@ use std::sync::Once;
 const FINDINGS: i32 = 1;
 const SERVER_START: i32 = 3;
 const SUCCESS: i32 = 0;
+const INTERNAL_ERROR: i32 = 101;
 
 /// Builds the fixture servers once (same profile as this test) and returns the path of one.
 pub(crate) fn server(name: &str) -> PathBuf {
@@ -318,6 +319,22 @@ fn a_dead_leader_with_a_child_holding_stdout_is_seen_and_the_group_killed() {
     let (code, r, _) = run_json("fx-fork-keeps-stdout", &["--include-destructive"]);
     assert_eq!(code, FINDINGS);
     assert!(kinds(&r).contains(&"exited".to_owned()), "{:?}", kinds(&r));
+}
+
+#[test]
+fn our_own_panic_kills_every_server_group() {
+    // Two server instances, each with a `sleep 300` child in its group; mcp-fuzz panics (a test
+    // hook) once the first tool is planned, while all four processes are alive.
+    let path = server("fx-fork-keeps-stdout");
+    let marker = format!("MCP_FUZZ_TEST_RUN={}-panic", std::process::id());
+    let mut cmd =
+        command(["--jobs", "2", "--env", marker.as_str(), "--", path.to_str().expect("utf-8")]);
+    cmd.env("__MCP_FUZZ_TEST_PANIC_AFTER_CASES", "0");
+    let run = finish(cmd.spawn().expect("mcp-fuzz starts"));
+    assert_eq!(run.code, INTERNAL_ERROR, "{}", run.stderr);
+    assert!(run.stderr.contains("__MCP_FUZZ_TEST_PANIC_AFTER_CASES reached"), "{}", run.stderr);
+    assert!(run.stderr.contains("every server it started has been killed"), "{}", run.stderr);
+    assert_no_marked_leftovers(&marker, &path);
 }
 
 #[test]

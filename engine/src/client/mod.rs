@@ -273,6 +273,9 @@ impl Connection {
             .spawn()
             .map_err(|source| ConnectError::Spawn { program: program.clone(), source })?;
         let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+        if let Some(p) = pgid {
+            live_groups().push(p);
+        }
         let stdout = child.stdout.take().expect("stdout is piped");
         let stdin = child.stdin.take().expect("stdin is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -654,6 +657,25 @@ fn result_from_raw(raw: &[u8]) -> Reply {
     }
 }
 
+/// Process groups of the servers this process started and has not killed yet.
+static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
+    // A panic while the lock was held must not stop the clean-up that follows it.
+    LIVE_GROUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// SIGKILL to the process group of every server this process started and has not killed yet.
+///
+/// For a panic hook: dropping a [`Connection`] kills its server, but a panic that does not
+/// unwind (a panic while panicking, `panic = "abort"`, `std::process::exit`) drops nothing.
+pub fn kill_all_servers() {
+    let groups = std::mem::take(&mut *live_groups());
+    for g in groups {
+        kill_group(Some(g));
+    }
+}
+
 /// SIGKILL to a whole process group (the server and whatever it spawned).
 fn kill_group(pgid: Option<i32>) {
     if let Some(p) = pgid.filter(|&p| p > 1) {
@@ -661,6 +683,7 @@ fn kill_group(pgid: Option<i32>) {
             nix::unistd::Pid::from_raw(p),
             nix::sys::signal::Signal::SIGKILL,
         );
+        live_groups().retain(|&g| g != p);
     }
 }
 
