@@ -257,21 +257,37 @@ pub enum RunError {
     Listing(String),
 }
 
-/// A `*`/`?` glob match.
+/// A `*`/`?` glob match, in time linear in `pattern.len() * name.len()` at worst: on a
+/// mismatch only the last `*` is retried, one character further on (a pattern of many `*`s
+/// against a long tool name must not backtrack exponentially).
 #[must_use]
 pub fn glob(pattern: &str, name: &str) -> bool {
-    fn rec(p: &[char], n: &[char]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some('*'), _) => rec(&p[1..], n) || (!n.is_empty() && rec(p, &n[1..])),
-            (Some('?'), Some(_)) => rec(&p[1..], &n[1..]),
-            (Some(a), Some(b)) if a == b => rec(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
-    rec(&p, &n)
+    let (mut pi, mut ni) = (0, 0);
+    // The position after the last `*` seen, and the name position it currently covers up to.
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi + 1, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((after, covered)) => {
+                    pi = after;
+                    ni = covered + 1;
+                    star = Some((after, covered + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
 }
 
 /// The letter grade of a score in percent.
@@ -842,6 +858,16 @@ mod tests {
         assert!(glob("*", "x"));
         assert!(glob("a?c", "abc"));
         assert!(!glob("get_*", "set_user"));
+        assert!(glob("*_user", "get_user_user"));
+        assert!(glob("a*b*c", "aXbYbZc"));
+        assert!(!glob("a*b*c", "aXbYbZ"));
+        assert!(glob("**", ""));
+        assert!(!glob("?", ""));
+        assert!(glob("é?", "éa"));
+        // Many stars against a long name that does not match: linear, not exponential.
+        let name = "a".repeat(5_000);
+        assert!(!glob(&format!("{}b", "*a".repeat(40)), &name));
+        assert!(glob(&format!("{}a", "*a".repeat(40)), &name));
     }
 
     #[test]

@@ -2,26 +2,9 @@
 //! one shard, and the merged shards give the same findings and score as one whole run.
 
 use crate::formats::{FINDINGS, SUCCESS, USAGE, assert_report_schema, fuzz, read_json};
-use crate::util::{TempDir, mcp_fuzz};
+use crate::util::{TempDir, mcp_fuzz, statuses};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-fn statuses(r: &Value) -> BTreeMap<String, (String, String)> {
-    r["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| {
-            (
-                t["name"].as_str().expect("name").to_owned(),
-                (
-                    t["status"].as_str().expect("status").to_owned(),
-                    t["reason"].as_str().unwrap_or("").to_owned(),
-                ),
-            )
-        })
-        .collect()
-}
 
 fn json(run: &crate::util::Run) -> Value {
     serde_json::from_str(&run.stdout)

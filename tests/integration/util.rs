@@ -262,3 +262,21 @@ impl Drop for OwnServer {
         let _ = std::fs::remove_file(&self.0);
     }
 }
+
+/// Each tool of a run report: name -> (status, reason or "").
+pub fn statuses(r: &Value) -> std::collections::BTreeMap<String, (String, String)> {
+    r["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().expect("name").to_owned(),
+                (
+                    t["status"].as_str().expect("status").to_owned(),
+                    t["reason"].as_str().unwrap_or("").to_owned(),
+                ),
+            )
+        })
+        .collect()
+}
