@@ -1,14 +1,16 @@
 //! `mcp-fuzz run --http` against `fx-http` (the `fx-healthy` tools over streamable HTTP): a run
 //! with the right bearer token succeeds, a wrong one fails the handshake with exit code 3, and no
-//! header value ever appears in stdout, stderr or the `--output` report.
+//! header value ever appears in stdout, stderr, the `--output` report or a case file; a case
+//! recorded over HTTP (`--artifacts`) replays over HTTP against the bug and against the fix.
 
 use crate::run::server;
-use crate::util::{Run, TempFile, command, finish};
+use crate::util::{Run, TempDir, TempFile, command, finish};
 use serde_json::Value;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 
 const SUCCESS: i32 = 0;
+const FINDINGS: i32 = 1;
 const SERVER_START: i32 = 3;
 
 const TOKEN: &str = "s3cr3t-token-123";
@@ -23,7 +25,17 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// Starts `fx-http` requiring `Authorization: Bearer <token>` and reads its URL.
     pub(crate) fn start(token: &str) -> Self {
-        let mut child = Command::new(server("fx-http"))
+        Self::start_with(token, None)
+    }
+
+    /// [`HttpServer::start`] with `FX_HTTP_BUG` set to `bug` (`1`: a buggy `ratio` tool,
+    /// `fixed`: the same tool, fixed).
+    pub(crate) fn start_with(token: &str, bug: Option<&str>) -> Self {
+        let mut cmd = Command::new(server("fx-http"));
+        if let Some(bug) = bug {
+            cmd.env("FX_HTTP_BUG", bug);
+        }
+        let mut child = cmd
             .env("FX_REQUIRE_TOKEN", token)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -112,4 +124,51 @@ fn output_file_does_not_hold_the_token() {
     let r: Value = serde_json::from_str(&written).expect("--output file is JSON");
     assert_eq!(r["target"]["transport"], "streamable-http");
     assert_eq!(r["score"]["percent"], 100.0);
+}
+
+#[test]
+fn a_case_recorded_over_http_replays_over_http_against_the_bug_and_the_fix() {
+    let dir = TempDir::new("http-artifacts");
+    let dir_arg = dir.path().to_str().expect("utf-8");
+    let buggy = HttpServer::start_with(TOKEN, Some("1"));
+    let run = run_http(&buggy.url, TOKEN, &["--artifacts", dir_arg]);
+    run.assert_code(FINDINGS);
+    assert_hidden(&run, &[TOKEN]);
+    let cases: Vec<(std::path::PathBuf, Value)> = std::fs::read_dir(dir.path())
+        .expect("artifacts dir")
+        .map(|e| e.expect("entry").path())
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            assert!(!text.contains(TOKEN), "the token leaked to {}", p.display());
+            let v = serde_json::from_str(&text).expect("a case file is JSON");
+            (p, v)
+        })
+        .collect();
+    let (file, case) = cases
+        .iter()
+        .find(|(_, c)| c["tool"] == "ratio")
+        .unwrap_or_else(|| panic!("no case file for ratio: {cases:?}"));
+    assert_eq!(case["minimalArguments"]["b"], 0, "{case:#}");
+    // Over HTTP the bytes are not seen: the response is rebuilt from the reply, and says so.
+    assert_eq!(case["exchange"]["raw"], false);
+    assert_eq!(case["exchange"]["response"]["error"]["code"], -32603);
+    let file = file.to_str().expect("utf-8");
+    let header = format!("Authorization: Bearer {TOKEN}");
+    let replay = |url: &str| {
+        let run = finish(
+            command(["replay", file, "--http", url, "--header", &header])
+                .spawn()
+                .expect("mcp-fuzz starts"),
+        );
+        assert_hidden(&run, &[TOKEN]);
+        let out: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+        (run.code, out, run.stderr)
+    };
+    let (code, out, err) = replay(&buggy.url);
+    assert_eq!(code, FINDINGS, "{err}");
+    assert_eq!(out["verdict"], "still-fails");
+    let fixed = HttpServer::start_with(TOKEN, Some("fixed"));
+    let (code, out, err) = replay(&fixed.url);
+    assert_eq!(code, SUCCESS, "{err}");
+    assert_eq!(out["verdict"], "passes");
 }
