@@ -295,10 +295,22 @@ fn junk_on_stdout_is_reported_and_survived() {
 
 #[test]
 fn hangs_time_out_and_the_run_goes_on() {
-    let (code, r, _) = run_json("fx-hang", &["--timeout", "1"]);
+    let marker = std::env::temp_dir().join(format!("mcp-fuzz-cancel-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let env = format!("FX_MARKER_FILE={}", marker.display());
+    let (code, r, _) = run_json("fx-hang", &["--timeout", "1", "--no-shrink", "--env", &env]);
     assert_eq!(code, FINDINGS);
     assert!(kinds(&r).contains(&"timeout".to_owned()), "{:?}", kinds(&r));
     assert_eq!(tool(&r, "wait")["status"], "tested");
+    // Every timed-out request was cancelled (`notifications/cancelled`), before any restart.
+    let timeouts = tool(&r, "wait")["outcomes"]["timeout"].as_u64().expect("timeout count");
+    assert!(timeouts >= 1);
+    let cancelled = std::fs::read_to_string(&marker).unwrap_or_default();
+    let _ = std::fs::remove_file(&marker);
+    assert!(
+        cancelled.lines().filter(|l| l.starts_with("cancelled ")).count() as u64 >= timeouts,
+        "{timeouts} timeouts, cancellations seen by the server:\n{cancelled}"
+    );
 }
 
 #[test]
