@@ -170,6 +170,11 @@ fn a_case_file_replays_as_failing_against_the_bug_and_passing_against_the_fix() 
         assert_eq!(case["seed"], r["seed"]);
         let request = &case["exchange"]["request"];
         assert_eq!(request["method"], "tools/call");
+        // The id the request went out with, also when no response came (`search` exits).
+        assert!(request["id"].is_u64(), "{tool}: request id {}", request["id"]);
+        if let Some(response) = case["exchange"]["response"].as_object() {
+            assert_eq!(response["id"], request["id"], "{tool}");
+        }
         assert_eq!(request["params"]["arguments"], case["minimalArguments"]);
     }
     // An error answer keeps the server's exact bytes.

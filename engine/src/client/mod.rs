@@ -192,7 +192,7 @@ pub enum Reply {
 /// One `tools/call` as it went over the wire.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Exchange {
-    /// The JSON-RPC request (its `id` is the one the response carried).
+    /// The JSON-RPC request, with the id it went out with (also when no response came).
     pub request: Value,
     /// The JSON-RPC response, when one came (none after a timeout, an exit or an oversize line).
     pub response: Option<Value>,
@@ -438,16 +438,18 @@ impl Connection {
     /// Sends one request and waits for its reply, the process's death, an oversize line or the
     /// timeout, whichever comes first.
     pub async fn request(&self, method: &str, params: Option<Value>, timeout: Duration) -> Reply {
-        self.request_keeping(method, params, timeout, None).await
+        self.request_keeping(method, params, timeout, None, &mut None).await
     }
 
-    /// [`Connection::request`], keeping the exact bytes of the response in `raw` when asked.
+    /// [`Connection::request`], keeping the exact bytes of the response in `raw` when asked, and
+    /// the JSON-RPC id the request went out with in `id` (also when no response came).
     async fn request_keeping(
         &self,
         method: &str,
         params: Option<Value>,
         timeout: Duration,
         mut raw: Option<&mut Option<Vec<u8>>>,
+        id: &mut Option<Value>,
     ) -> Reply {
         if let Some(info) = self.exited() {
             return Reply::Exited(info);
@@ -464,6 +466,7 @@ impl Connection {
             Ok(h) => h,
             Err(e) => return self.failure(e).await,
         };
+        *id = serde_json::to_value(&handle.id).ok();
         let mut exit = self.exit.clone();
         let wire = self.wire.clone();
         let died = async {
@@ -574,11 +577,21 @@ impl Connection {
         timeout: Duration,
     ) -> (Reply, Exchange) {
         let params = json!({"name": name, "arguments": arguments});
-        let mut raw = None;
-        let reply =
-            self.request_keeping("tools/call", Some(params.clone()), timeout, Some(&mut raw)).await;
+        let (mut raw, mut sent_id) = (None, None);
+        let reply = self
+            .request_keeping(
+                "tools/call",
+                Some(params.clone()),
+                timeout,
+                Some(&mut raw),
+                &mut sent_id,
+            )
+            .await;
         let parsed = raw.as_deref().and_then(|b| serde_json::from_slice::<Value>(b).ok());
-        let id = parsed.as_ref().and_then(|v| v.get("id")).cloned().unwrap_or(Value::Null);
+        // The id the request went out with; the response's own, when rmcp could not say.
+        let id = sent_id
+            .or_else(|| parsed.as_ref().and_then(|v| v.get("id")).cloned())
+            .unwrap_or(Value::Null);
         let (response, raw_bytes) = match parsed {
             Some(v) => (Some(v), true),
             None => match &reply {
