@@ -1302,14 +1302,27 @@ fn int_step(ms: &[f64]) -> Option<i128> {
 }
 
 fn integer(shape: &Shape) -> Result<Strat, SchemaError> {
+    if int_step(&shape.multiple_of).is_none() {
+        // 0 is a multiple of anything: the schema is satisfiable, the generator just cannot
+        // represent the common multiple.
+        return Err(SchemaError::new(
+            SchemaErrorKind::Unsupported(
+                "multipleOf values whose common integer multiple exceeds 128 bits".into(),
+            ),
+            &shape.ptr,
+        ));
+    }
     let (klo, khi, step) = int_grid(shape).map_err(|r| unsat(r, &shape.ptr))?;
     Ok(k_range(klo, khi, step).prop_map(move |k| value::int(k * step)).boxed())
 }
 
 /// Multipliers in range, biased towards small magnitudes.
 fn k_range(klo: Option<i128>, khi: Option<i128>, step: i128) -> BoxedStrategy<i128> {
-    let lo = klo.unwrap_or(i128::from(i64::MIN) / step.max(1));
-    let hi = khi.unwrap_or(i128::from(i64::MAX) / step.max(1));
+    // An open side reaches the 64-bit range, or 1000 steps past the other bound when that bound
+    // lies beyond it (`minimum: 9223372036854775807` must not leave an empty range).
+    let (dlo, dhi) = (i128::from(i64::MIN) / step.max(1), i128::from(i64::MAX) / step.max(1));
+    let lo = klo.unwrap_or_else(|| khi.map_or(dlo, |h| dlo.min(h.saturating_sub(1000))));
+    let hi = khi.unwrap_or_else(|| klo.map_or(dhi, |l| dhi.max(l.saturating_add(1000))));
     let clamp = |a: i128, b: i128| (a.max(lo), b.min(hi));
     let mut alts: Vec<(u32, BoxedStrategy<i128>)> = Vec::new();
     for (w, a, b) in [(6, -100, 100), (2, -100_000, 100_000), (1, lo, hi)] {
@@ -1428,6 +1441,7 @@ fn number(shape: &Shape) -> Result<Strat, SchemaError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn integer_steps_from_fractional_multiples() {
@@ -1435,6 +1449,35 @@ mod tests {
         assert_eq!(int_step(&[1.5]), Some(3));
         assert_eq!(int_step(&[4.0, 6.0]), Some(12));
         assert_eq!(ratio(0.01), Some((1, 100)));
+    }
+
+    #[test]
+    fn bounds_beyond_64_bits_give_values_not_panics() {
+        for schema in [
+            json!({"type": "integer", "minimum": 9_223_372_036_854_775_807_i64}),
+            json!({"type": "integer", "exclusiveMinimum": 9_223_372_036_854_775_807_i64}),
+            json!({"minimum": 9_223_372_036_854_775_807_i64}),
+            json!({"type": "integer", "minimum": 18_446_744_073_709_551_615_u64}),
+            json!({"type": "integer", "maximum": -9.3e18}),
+            json!({"type": "integer", "minimum": 1e30}),
+            json!({"type": "number", "minimum": 1e308}),
+            json!({"type": "integer", "minimum": 5e18, "multipleOf": 3}),
+        ] {
+            let g = crate::Generator::compile(&schema).expect("compiles");
+            let mut sampler = g.sampler(7);
+            for _ in 0..20 {
+                let v = sampler.valid().unwrap_or_else(|e| panic!("{schema}: {e}"));
+                assert!(g.is_valid(&v), "{schema}: {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unrepresentable_multiple_of_is_unsupported_not_unsatisfiable() {
+        let g = crate::Generator::compile(&json!({"type": "integer", "multipleOf": 1e300}))
+            .expect("compiles");
+        let e = g.sampler(1).valid().expect_err("unsupported");
+        assert!(matches!(e.kind, SchemaErrorKind::Unsupported(_)), "{e}");
     }
 
     #[test]
