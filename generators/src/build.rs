@@ -44,6 +44,10 @@ fn extra_items(depth: u32) -> u64 {
 /// Largest `maxItems`/`maxLength` overshoot materialised by a "too long" mutation.
 pub(crate) const MAX_MATERIALISED: u64 = 100_000;
 
+/// Elements (characters, items, properties) the minimums of one value may add up to across
+/// nesting: `minItems: 100000` of `minLength: 1000` strings would be 10^8 characters.
+pub(crate) const MAX_TOTAL: u64 = 1_000_000;
+
 pub(crate) type Strat = BoxedStrategy<Value>;
 type InvStrat = BoxedStrategy<Invalid>;
 
@@ -56,10 +60,13 @@ pub(crate) struct Mode {
 
 pub(crate) struct Builder<'p> {
     pub plan: &'p Plan,
-    cache: HashMap<(Conj, u32, Mode), Result<Strat, SchemaError>>,
+    cache: HashMap<(Conj, u32, Mode, u64), Result<Strat, SchemaError>>,
     shapes: HashMap<Conj, Arc<Shape>>,
     regexes: HashMap<String, Option<regex::Regex>>,
     budget: usize,
+    /// Copies of the current location one value must hold at least: the product of the
+    /// minimum item counts of the arrays around it.
+    scale: u64,
     /// Simplest values already computed, per location (see `deterministic`).
     pub simplest_cache: HashMap<(Conj, u32, bool), Option<Value>>,
 }
@@ -84,6 +91,7 @@ impl<'p> Builder<'p> {
             shapes: HashMap::new(),
             regexes: HashMap::new(),
             budget: BUILD_BUDGET,
+            scale: 1,
             simplest_cache: HashMap::new(),
         }
     }
@@ -104,6 +112,24 @@ impl<'p> Builder<'p> {
             .clone()
     }
 
+    /// Refuses minimums that would have to be materialised beyond [`MAX_MATERIALISED`] in one
+    /// place, or beyond [`MAX_TOTAL`] in one value counting the copies its arrays need.
+    fn too_large(&self, min: u64, keyword: &str, ptr: &str) -> Result<(), SchemaError> {
+        let message = if min > MAX_MATERIALISED {
+            format!(
+                "{keyword} {min} asks for more than the {MAX_MATERIALISED} elements the generator builds"
+            )
+        } else if self.scale.saturating_mul(min) > MAX_TOTAL {
+            format!(
+                "{keyword} {min}, inside arrays that need at least {} copies of it, asks for more than the {MAX_TOTAL} elements the generator builds in one value",
+                self.scale
+            )
+        } else {
+            return Ok(());
+        };
+        Err(SchemaError::new(SchemaErrorKind::TooLarge(message), ptr))
+    }
+
     fn spend(&mut self, ptr: &str) -> Result<(), SchemaError> {
         if self.budget == 0 {
             return Err(SchemaError::new(
@@ -119,7 +145,7 @@ impl<'p> Builder<'p> {
 
     /// The valid strategy for the values at a location.
     pub fn valid(&mut self, conj: &Conj, depth: u32, mode: Mode) -> Result<Strat, SchemaError> {
-        let key = (conj.clone(), depth, mode);
+        let key = (conj.clone(), depth, mode, self.scale);
         if let Some(r) = self.cache.get(&key) {
             return r.clone();
         }
@@ -250,7 +276,7 @@ impl<'p> Builder<'p> {
     /// Valid strings of a shape, as `String`s (mutations derive from them).
     pub fn string_raw(&mut self, shape: &Shape) -> Result<BoxedStrategy<String>, SchemaError> {
         let min = shape.min_len;
-        too_large(min, "minLength", &shape.ptr)?;
+        self.too_large(min, "minLength", &shape.ptr)?;
         if let Some(max) = shape.max_len
             && max < min
         {
@@ -333,10 +359,20 @@ impl<'p> Builder<'p> {
 
     fn array(&mut self, shape: &Shape, depth: u32, mode: Mode) -> Result<Strat, SchemaError> {
         let min = shape.min_items;
-        too_large(min, "minItems", &shape.ptr)?;
+        self.too_large(min, "minItems", &shape.ptr)?;
         for &(_, cmin, _) in &shape.contains {
-            too_large(cmin, "minContains", &shape.ptr)?;
+            self.too_large(cmin, "minContains", &shape.ptr)?;
         }
+        let outer = self.scale;
+        self.scale = outer.saturating_mul(min.max(1));
+        let built = self.array_items(shape, depth, mode);
+        self.scale = outer;
+        built
+    }
+
+    /// [`Builder::array`] past the size checks, with `scale` counting this array's items.
+    fn array_items(&mut self, shape: &Shape, depth: u32, mode: Mode) -> Result<Strat, SchemaError> {
+        let min = shape.min_items;
         let mut max = shape.max_items.unwrap_or(u64::MAX);
         if max < min {
             return Err(unsat(format!("maxItems {max} < minItems {min}"), &shape.ptr));
@@ -568,7 +604,7 @@ impl<'p> Builder<'p> {
                 &shape.ptr,
             ));
         }
-        too_large(shape.min_props, "minProperties", &shape.ptr)?;
+        self.too_large(shape.min_props, "minProperties", &shape.ptr)?;
         let soft = depth >= SOFT_DEPTH;
         let names = self.declared_names(shape);
         let dep_targets: Vec<String> =
@@ -1202,19 +1238,6 @@ impl<'p> Builder<'p> {
     }
 }
 
-/// Refuses minimums that would have to be materialised beyond [`MAX_MATERIALISED`].
-fn too_large(min: u64, keyword: &str, ptr: &str) -> Result<(), SchemaError> {
-    if min > MAX_MATERIALISED {
-        return Err(SchemaError::new(
-            SchemaErrorKind::TooLarge(format!(
-                "{keyword} {min} asks for more than the {MAX_MATERIALISED} elements the generator builds"
-            )),
-            ptr,
-        ));
-    }
-    Ok(())
-}
-
 /// Plain strings: mostly lowercase ASCII (readable, shrinks to `a`), some printable ASCII, some
 /// arbitrary Unicode and a few hostile characters.
 fn plain_string(min: u64, max: Option<u64>) -> BoxedStrategy<String> {
@@ -1470,6 +1493,23 @@ mod tests {
                 assert!(g.is_valid(&v), "{schema}: {v}");
             }
         }
+    }
+
+    #[test]
+    fn nested_minimums_are_counted_together() {
+        // Each minimum alone is allowed; together they would be 10^8 characters.
+        let huge = json!({"type": "array", "minItems": 100_000,
+                          "items": {"type": "string", "minLength": 1000}});
+        let e = crate::Generator::compile(&huge)
+            .and_then(|g| g.sampler(1).valid())
+            .expect_err("too large");
+        assert!(matches!(e.kind, SchemaErrorKind::TooLarge(_)), "{e}");
+        assert_eq!(e.pointer, "/items");
+        let fine = json!({"type": "array", "minItems": 100,
+                          "items": {"type": "string", "minLength": 100}});
+        let g = crate::Generator::compile(&fine).expect("compiles");
+        let v = g.sampler(1).valid().expect("a value");
+        assert!(g.is_valid(&v));
     }
 
     #[test]
