@@ -1,12 +1,13 @@
 //! Bad input never panics: schema-shaped garbage (JSON Schema keywords with values of any type,
-//! broken `$ref`s, huge and fractional numbers, deep nesting) through the compatibility diff
-//! (`mcp-fuzz diff`) and every client adapter with its drift comparison and canary search
-//! (`mcp-fuzz clients`). A hang fails the test by never finishing; the diff also runs under its
+//! broken `$ref`s, huge and fractional numbers, deep nesting) through the generator (whose values
+//! must still keep the oracle contract), the compatibility diff (`mcp-fuzz diff`) and every
+//! client adapter with its drift comparison and canary search (`mcp-fuzz clients`). A hang fails the test by never finishing; the diff also runs under its
 //! own time budget.
 
 use mcp_fuzz_clients::{Adapter, Tool, canary, diff::compare, listing_findings, render};
 use mcp_fuzz_compat::capture::{Capture, Tool as CapturedTool};
 use mcp_fuzz_compat::diff::{Options, diff};
+use mcp_fuzz_generators::Generator;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
@@ -202,6 +203,26 @@ fn capture(input: &Value, output: Option<&Value>) -> Capture {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_generator_survives_garbage_and_keeps_the_oracle_contract(schema in top(), seed in 0_u64..1000) {
+        let Ok(g) = Generator::compile(&schema) else { return Ok(()) };
+        for v in g.boundary().unwrap_or_default() {
+            prop_assert!(g.is_valid(&v), "{schema}: boundary {v}");
+        }
+        for m in g.mutations().unwrap_or_default() {
+            prop_assert!(!g.is_valid(&m.value), "{schema}: mutation {}", m.value);
+        }
+        let mut sampler = g.sampler(seed);
+        for _ in 0..8 {
+            if let Ok(v) = sampler.valid() {
+                prop_assert!(g.is_valid(&v), "{schema}: valid {v}");
+            }
+            if let Ok(i) = sampler.invalid() {
+                prop_assert!(!g.is_valid(&i.value), "{schema}: invalid {}", i.value);
+            }
+        }
+    }
 
     #[test]
     fn the_diff_survives_garbage(old in top(), new in top(), out in top()) {
