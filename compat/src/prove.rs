@@ -6,7 +6,8 @@
 //! - dropping a constraint from the *source* only makes it larger, so every source keyword the
 //!   rules do not understand (`not`, `if`, `unevaluated*`, ...) is ignored;
 //! - every *target* assertion keyword must be shown to hold for the source; one the rules do not
-//!   understand holds only when the source carries the identical keyword;
+//!   understand holds only when the source carries the identical keyword (a target `not` also
+//!   holds when the source is shown disjoint from its subschema);
 //! - recursive local `$ref`s are handled co-inductively: a pair of real schema nodes already
 //!   being compared counts as included, but only after at least one structural step (a property
 //!   or an item), so `{"$ref": "#"}` cycles without content prove nothing.
@@ -378,6 +379,9 @@ impl<'a> Prover<'a> {
         for keyword in OPAQUE {
             if let Some(value) = bo.get(*keyword)
                 && (ao.get(*keyword) != Some(value) || !self.same_meaning(value))
+                // A target `not: N` holds for a source shown disjoint from N (every source value
+                // fails N): by type, by finite members, or by a required discriminator.
+                && !(*keyword == "not" && self.disjoint(av, value))
             {
                 return Err(format!(
                     "{}: the target's `{keyword}` is only proved when the source has the same",

@@ -104,15 +104,18 @@ pub fn search(
         .flat_map(|(value, graft)| std::iter::once(value).chain(graft))
         .collect();
     let mut sampler = source.sampler(budget.seed);
-    // Three streams taken in turn, so that a large schema's boundary values or mutations cannot
+    let mut target_sampler = target.sampler(budget.seed);
+    // Four streams taken in turn, so that a large schema's boundary values or mutations cannot
     // use up the budget alone: the source's boundary values, the target's mutations (as they are
-    // and grafted), random valid values of the source.
-    let mut streams: [Box<dyn Iterator<Item = Value>>; 3] = [
+    // and grafted), random valid values of the source, and random invalid values of the target
+    // (which reach what no deterministic mutation does, such as a value matching a `not`).
+    let mut streams: [Box<dyn Iterator<Item = Value>>; 4] = [
         Box::new(plain.into_iter().chain(boundary)),
         Box::new(mutations.into_iter()),
         Box::new(std::iter::from_fn(move || sampler.valid().ok())),
+        Box::new(std::iter::from_fn(move || target_sampler.invalid().ok().map(|i| i.value))),
     ];
-    let mut live = [true; 3];
+    let mut live = [true; 4];
     let mut turn = 0_usize;
     let found = loop {
         if tried >= budget.max_candidates || !live.iter().any(|l| *l) {
@@ -122,7 +125,7 @@ pub fn search(
             timed_out = true;
             break None;
         }
-        let stream = turn % 3;
+        let stream = turn % streams.len();
         turn += 1;
         if !live[stream] {
             continue;

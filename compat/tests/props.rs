@@ -235,17 +235,37 @@ proptest! {
         if Prover::new(&wa, &wb).without_equality_shortcut().includes().is_err() {
             return Ok(());
         }
-        let vb = oracle(&wb);
-        let generator = Generator::compile(&wa).expect("compiles");
-        for value in generator.boundary().unwrap_or_default() {
-            prop_assert!(vb.is_valid(&value), "proved {a} ⊆ {b} but {value} breaks");
-        }
-        let mut sampler = generator.sampler(seed);
-        for _ in 0..200 {
-            let Ok(value) = sampler.valid() else { break };
-            prop_assert!(vb.is_valid(&value), "proved {a} ⊆ {b} but {value} breaks");
-        }
+        no_value_breaks(&wa, &wb, seed)?;
     }
+
+    /// A target `not`: whenever the prover claims `a ⊆ (a ∧ ¬c)` (that is, `a` and `c` are
+    /// disjoint), no value of `a` matches `c`.
+    #[test]
+    fn proofs_through_a_target_not_are_sound(a in schema(), c in schema(), seed in 0_u64..1000) {
+        let mut b = a.clone();
+        let Some(o) = b.as_object_mut() else { return Ok(()) };
+        o.insert("not".into(), c);
+        let (wa, wb) = (wrap(&a), wrap(&b));
+        if Prover::new(&wa, &wb).without_equality_shortcut().includes().is_err() {
+            return Ok(());
+        }
+        no_value_breaks(&wa, &wb, seed)?;
+    }
+}
+
+/// The boundary values and 200 random values of `wa` all validate against `wb`.
+fn no_value_breaks(wa: &Value, wb: &Value, seed: u64) -> Result<(), TestCaseError> {
+    let vb = oracle(wb);
+    let generator = Generator::compile(wa).expect("compiles");
+    for value in generator.boundary().unwrap_or_default() {
+        prop_assert!(vb.is_valid(&value), "proved {wa} ⊆ {wb} but {value} breaks");
+    }
+    let mut sampler = generator.sampler(seed);
+    for _ in 0..200 {
+        let Ok(value) = sampler.valid() else { break };
+        prop_assert!(vb.is_valid(&value), "proved {wa} ⊆ {wb} but {value} breaks");
+    }
+    Ok(())
 }
 
 #[test]
