@@ -52,12 +52,7 @@ pub(crate) fn run_json_at(path: &std::path::Path, args: &[&str]) -> (i32, Value,
     all.extend(args.iter().map(|s| (*s).to_owned()));
     // Every server process of this run carries a marker of its own in its environment, so the
     // leftover check sees this run's processes only, not a concurrent test's run of the fixture.
-    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let marker = format!(
-        "MCP_FUZZ_TEST_RUN={}-{}",
-        std::process::id(),
-        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
+    let marker = run_marker();
     all.extend(["--env".to_owned(), marker.clone()]);
     all.push("--".into());
     all.push(path.display().to_string());
@@ -73,6 +68,18 @@ pub(crate) fn run_json_at(path: &std::path::Path, args: &[&str]) -> (i32, Value,
         validator.iter_errors(&report).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "the report breaks docs/report.schema.json: {errors:#?}");
     (run.code, report, run.stderr)
+}
+
+/// A `KEY=VALUE` environment entry unique to one run: given to its server with `--env`, it is
+/// inherited by everything the server spawns, so [`assert_no_marked_leftovers`] sees that run's
+/// processes only, never a concurrent test's run of the same fixture.
+fn run_marker() -> String {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    format!(
+        "MCP_FUZZ_TEST_RUN={}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 /// No process whose environment holds `marker` (a `KEY=VALUE` entry) survives the run of `path`.
@@ -91,26 +98,6 @@ fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     panic!("processes left behind after the run of {}", path.display());
-}
-
-/// No process whose command line names the fixture (or its `sleep 300` helper) survives.
-pub(crate) fn assert_no_leftovers(path: &std::path::Path) {
-    let needle = path.display().to_string();
-    // The kill is asynchronous; give the kernel a moment to reap.
-    for _ in 0..50 {
-        let alive: Vec<String> = std::fs::read_dir("/proc")
-            .expect("/proc")
-            .filter_map(|e| e.ok())
-            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .filter(|c| c.starts_with(&needle) || c.starts_with("sleep 300"))
-            .collect();
-        if alive.is_empty() {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("processes left behind after the run of {needle}");
 }
 
 fn kinds(report: &Value) -> Vec<String> {
@@ -316,14 +303,15 @@ fn hangs_time_out_and_the_run_goes_on() {
 #[test]
 fn a_server_that_never_initializes_exits_3_quoting_stderr() {
     let path = server("fx-no-init");
+    let marker = run_marker();
     let run = finish(
-        command(["--startup-timeout", "1", "--", path.to_str().expect("utf-8")])
+        command(["--startup-timeout", "1", "--env", &marker, "--", path.to_str().expect("utf-8")])
             .spawn()
             .expect("starts"),
     );
     assert_eq!(run.code, SERVER_START, "{}", run.stderr);
     assert!(run.stderr.contains("initialize"), "{}", run.stderr);
-    assert_no_leftovers(&path);
+    assert_no_marked_leftovers(&marker, &path);
 }
 
 #[test]
@@ -338,7 +326,7 @@ fn our_own_panic_kills_every_server_group() {
     // Two server instances, each with a `sleep 300` child in its group; mcp-fuzz panics (a test
     // hook) once the first tool is planned, while all four processes are alive.
     let path = server("fx-fork-keeps-stdout");
-    let marker = format!("MCP_FUZZ_TEST_RUN={}-panic", std::process::id());
+    let marker = run_marker();
     let mut cmd =
         command(["--jobs", "2", "--env", marker.as_str(), "--", path.to_str().expect("utf-8")]);
     cmd.env("__MCP_FUZZ_TEST_PANIC_AFTER_CASES", "0");
@@ -395,11 +383,11 @@ fn a_50_mb_response_is_oversize_and_survived() {
 
 #[test]
 fn ctrl_c_kills_the_server_group_and_exits_130() {
-    // A name of its own: other tests run fx-hang at the same time.
-    let own = crate::util::OwnServer::new("fx-hang");
-    let path = own.path();
-    let child =
-        command(["--timeout", "60", "--", path.to_str().expect("utf-8")]).spawn().expect("starts");
+    let path = server("fx-hang");
+    let marker = run_marker();
+    let child = command(["--timeout", "60", "--env", &marker, "--", path.to_str().expect("utf-8")])
+        .spawn()
+        .expect("starts");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -409,7 +397,7 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
     let run = finish(child);
     assert_eq!(run.code, 130, "{}", run.stderr);
     assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
-    assert_no_leftovers(path);
+    assert_no_marked_leftovers(&marker, &path);
 }
 
 #[test]
