@@ -604,26 +604,10 @@ fn baselines_round_trip_report_stale_entries_and_survive_failures() {
     let expected: BTreeSet<(String, String, Option<String>, String)> = all_findings(&report)
         .into_iter()
         .filter(|f| f["ambiguous"] != true && f["severity"] != "info")
-        .map(|f| {
-            (
-                f["adapter"].as_str().expect("adapter").to_owned(),
-                f["rule"].as_str().expect("rule").to_owned(),
-                f["tool"].as_str().map(str::to_owned),
-                f["pointer"].as_str().expect("pointer").to_owned(),
-            )
-        })
+        .map(baseline_key)
         .collect();
-    let stored: BTreeSet<(String, String, Option<String>, String)> = entries
-        .iter()
-        .map(|e| {
-            (
-                e["adapter"].as_str().expect("adapter").to_owned(),
-                e["rule"].as_str().expect("rule").to_owned(),
-                e["tool"].as_str().map(str::to_owned),
-                e["pointer"].as_str().expect("pointer").to_owned(),
-            )
-        })
-        .collect();
+    let stored: BTreeSet<(String, String, Option<String>, String)> =
+        entries.iter().map(baseline_key).collect();
     assert_eq!(stored, expected);
     assert_eq!(written["baselineVersion"], 1);
 
@@ -710,4 +694,14 @@ fn baselines_round_trip_report_stale_entries_and_survive_failures() {
     let run = mcp_fuzz(["clients", "--tools", capture, "--baseline", &bad]);
     run.assert_code(USAGE);
     assert!(run.stderr.contains("\"adapter\", \"rule\", \"tool\", \"pointer\""), "{}", run.stderr);
+}
+
+/// What a clients baseline entry is keyed by: adapter, rule, tool and pointer.
+fn baseline_key(f: &Value) -> (String, String, Option<String>, String) {
+    (
+        f["adapter"].as_str().expect("adapter").to_owned(),
+        f["rule"].as_str().expect("rule").to_owned(),
+        f["tool"].as_str().map(str::to_owned),
+        f["pointer"].as_str().expect("pointer").to_owned(),
+    )
 }

@@ -2,7 +2,7 @@
 //! (`--env`, `--inherit-env`), `--cwd`, `--tool`/`--skip-tool` globs with a reason for every
 //! skipped tool, and the server's last stderr lines in an `exited` outcome.
 
-use crate::run::{run_json, server};
+use crate::run::{finding_of_kind, run_json, server};
 use crate::util::{TempDir, command, finish, statuses};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -104,12 +104,7 @@ fn tool_and_skip_tool_globs_select_and_every_skipped_tool_says_why() {
 fn an_exited_outcome_quotes_the_servers_last_stderr_lines() {
     // example-notes panics on `limit: 0` the way an unchecked division does.
     let (_, r, _) = run_json("example-notes", &[]);
-    let exited = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["kind"] == "exited")
-        .unwrap_or_else(|| panic!("no exited finding: {r:#}"));
+    let exited = finding_of_kind(&r, "exited");
     let stderr: Vec<&str> = exited["outcome"]["stderr"]
         .as_array()
         .expect("stderr lines")

@@ -100,6 +100,16 @@ fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
     panic!("processes left behind after the run of {}", path.display());
 }
 
+/// The first finding of `kind` in a run report; panics with the report when there is none.
+pub(crate) fn finding_of_kind<'a>(report: &'a Value, kind: &str) -> &'a Value {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} finding: {report:#}"))
+}
+
 fn kinds(report: &Value) -> Vec<String> {
     report["findings"]
         .as_array()
@@ -133,12 +143,7 @@ fn healthy_server_scores_100_and_passes() {
 fn crash_on_missing_required_is_an_exit_with_status() {
     let (code, r, _) = run_json("fx-crash-on-missing", &[]);
     assert_eq!(code, FINDINGS);
-    let f = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["kind"] == "exited")
-        .expect("an exited finding");
+    let f = finding_of_kind(&r, "exited");
     assert_eq!(f["case"]["mutation"], "missing-required");
     assert_eq!(f["case"]["pointer"], "/key");
     assert_eq!(f["outcome"]["exit"]["code"], 3);
@@ -236,12 +241,7 @@ fn a_tool_that_dies_on_every_valid_input_still_gets_its_invalid_cases_run() {
     assert_eq!(t["outcomes"]["exited"], 6, "valid cases stop after the sixth restart: {t:#}");
     assert!(t["cases"]["invalid"].as_u64().expect("invalid") >= 3, "{t:#}");
     assert_eq!(r["score"]["percent"], 100.0, "every invalid case is graceful: {r:#}");
-    let gave_up = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["kind"] == "gave-up")
-        .expect("a gave-up finding");
+    let gave_up = finding_of_kind(&r, "gave-up");
     assert!(gave_up["message"].as_str().expect("message").contains("valid cases"), "{gave_up:#}");
 }
 
@@ -371,12 +371,7 @@ fn a_50_mb_response_is_oversize_and_survived() {
         &["--cases", "1", "--max-response-bytes", "1000000", "--timeout", "30"],
     );
     assert_eq!(code, FINDINGS);
-    let f = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["kind"] == "oversize")
-        .expect("an oversize finding");
+    let f = finding_of_kind(&r, "oversize");
     assert!(f["outcome"]["bytes"].as_u64().expect("bytes") > 50_000_000);
     assert_eq!(r["restarts"], 0, "a dropped line does not need a restart");
 }
