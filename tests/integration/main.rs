@@ -16,5 +16,6 @@ mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod http;
 mod partition;
 mod run;
+mod snapshots;
 mod tools_list;
 mod util;
