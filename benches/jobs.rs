@@ -9,7 +9,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::client::{ConnectOptions, Target};
-use mcp_fuzz_engine::run::{Campaign, RunConfig, run};
+use mcp_fuzz_engine::config::{Campaign, RunConfig, Selection};
+use mcp_fuzz_engine::run::run;
+use mcp_fuzz_engine::server::ServerSpec;
 use mcp_fuzz_engine::shrink::ShrinkConfig;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,24 +32,22 @@ fn server() -> PathBuf {
 
 fn config(jobs: usize) -> RunConfig {
     RunConfig {
-        target: Target::Stdio {
-            command: vec![server().display().to_string()],
-            env: vec![("FX_DELAY_MS".into(), "3".into())],
-            inherit_env: false,
-            cwd: None,
+        server: ServerSpec {
+            target: Target::Stdio {
+                command: vec![server().display().to_string()],
+                env: vec![("FX_DELAY_MS".into(), "3".into())],
+                inherit_env: false,
+                cwd: None,
+            },
+            connect: ConnectOptions {
+                startup_timeout: Duration::from_secs(10),
+                max_response_bytes: 16 << 20,
+            },
+            timeout: Duration::from_secs(10),
         },
-        connect: ConnectOptions {
-            startup_timeout: Duration::from_secs(10),
-            max_response_bytes: 16 << 20,
-        },
-        timeout: Duration::from_secs(10),
         seed: 1,
         cases: 40,
-        include_destructive: false,
-        tools: Vec::new(),
-        skip_tools: Vec::new(),
-        max_pages: 100,
-        partition: None,
+        selection: Selection::default(),
         campaign: Campaign {
             shrink: ShrinkConfig { enabled: false, reruns: 0, ..ShrinkConfig::default() },
             jobs,

@@ -1,7 +1,7 @@
 //! Command-line arguments: clap types only, no behaviour.
 //!
-//! Every subcommand gets one `Args` struct here; what the flags *mean* is resolved by the command's
-//! own module (`gen.rs` for `gen`).
+//! Every subcommand gets one `Args` struct here; what the flags *mean* is resolved in `config.rs`
+//! and by the command's own module (`commands/gen.rs` for `gen`).
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -115,9 +115,10 @@ pub struct DiffArgs {
     #[arg(long, value_name = "N", default_value_t = 300, help_heading = "Search")]
     pub max_candidates: usize,
 
-    /// Seconds for the whole diff; what is left undecided when it runs out is unknown.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, help_heading = "Search")]
-    pub time_budget: f64,
+    /// Time for the whole diff (`10s`, `2m`); what is left undecided when it runs out is
+    /// unknown.
+    #[arg(long, value_name = "DURATION", default_value = "10s", help_heading = "Search")]
+    pub time_budget: String,
 
     /// Seed of the random candidates: the same seed gives the same witnesses.
     #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Search")]
@@ -257,13 +258,13 @@ pub struct TargetArgs {
     #[arg(long, value_name = "DIR", help_heading = "Server")]
     pub cwd: Option<PathBuf>,
 
-    /// Seconds allowed for start-up and the initialize handshake.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, help_heading = "Server")]
-    pub startup_timeout: f64,
+    /// Time allowed for start-up and the initialize handshake (`30s`; a plain number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", help_heading = "Server")]
+    pub startup_timeout: String,
 
-    /// Seconds allowed per call.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, help_heading = "Server")]
-    pub timeout: f64,
+    /// Time allowed per call (`10s`, `1500ms`; a plain number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "10s", help_heading = "Server")]
+    pub timeout: String,
 
     /// Largest response accepted, in bytes; larger ones are dropped and reported as oversize.
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024, help_heading = "Server")]

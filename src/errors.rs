@@ -4,7 +4,7 @@
 //! code (any other error is a usage or input error).
 
 use crate::exit_code;
-use crate::tools_list::ToolsListError;
+use mcp_fuzz_compat::capture::ToolsListError;
 use mcp_fuzz_generators::SchemaError;
 use std::io;
 

@@ -39,6 +39,20 @@ pub const INTERNAL_ERROR: u8 = 101;
 /// Interrupted by Ctrl-C (the shell convention: 128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
 
+/// The exit code of a finished run (or of merged shards): no tool tested (unless this is a shard
+/// whose share was empty: the merged report decides), findings that fail the run, or a score
+/// below `fail_under`.
+pub fn of_run(report: &mcp_fuzz_engine::report::Report, fail_under: Option<f64>) -> u8 {
+    if report.tested() == 0 && !report.is_empty_shard() {
+        return NO_TOOLS;
+    }
+    let failing = match (fail_under, report.score.percent) {
+        (Some(p), Some(score)) => score < p,
+        _ => report.failures() > 0,
+    };
+    if failing { FINDINGS } else { SUCCESS }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,18 +5,13 @@
 //! stdout pipe (`mcp-fuzz gen ... | head`) ends the run quietly with success.
 
 mod cli;
-mod clients_cmd;
-mod clients_report;
-mod diff_cmd;
+mod commands;
+mod config;
 mod errors;
 mod exit_code;
-mod formats;
-mod r#gen; // `gen` is a reserved keyword since edition 2024.
-mod replay_cmd;
-mod report;
-mod run_cmd;
-mod snapshot_cmd;
-mod tools_list;
+mod input;
+mod output;
+mod session;
 
 use clap::Parser as _;
 use std::process::ExitCode;
@@ -64,15 +59,16 @@ fn kill_servers_on_panic() {
 }
 
 fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
+    use commands::{call, clients, diff, r#gen, merge, replay, run, snapshot};
     match &cli.command {
-        cli::Command::Gen(args) => r#gen::run(args).map(|()| exit_code::SUCCESS),
-        cli::Command::Run(args) => run_cmd::run_command(args),
-        cli::Command::Call(args) => run_cmd::call_command(args),
-        cli::Command::Snapshot(args) => snapshot_cmd::run(args).map(|()| exit_code::SUCCESS),
-        cli::Command::Diff(args) => diff_cmd::run(args),
-        cli::Command::Report(cli::ReportCommand::Merge(args)) => run_cmd::merge_command(args),
-        cli::Command::Clients(args) => clients_cmd::run(args),
-        cli::Command::Replay(args) => replay_cmd::replay_command(args),
+        cli::Command::Gen(args) => r#gen::run(args),
+        cli::Command::Run(args) => run::run(args),
+        cli::Command::Call(args) => call::run(args),
+        cli::Command::Snapshot(args) => snapshot::run(args),
+        cli::Command::Diff(args) => diff::run(args),
+        cli::Command::Report(cli::ReportCommand::Merge(args)) => merge::run(args),
+        cli::Command::Clients(args) => clients::run(args),
+        cli::Command::Replay(args) => replay::run(args),
     }
 }
 

@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod adapters;
+pub mod analysis;
 pub mod canary;
 pub mod diff;
 mod rules;
@@ -65,6 +66,12 @@ impl Tool {
     #[must_use]
     pub fn new(name: &str, input_schema: Value) -> Self {
         Self { name: name.to_owned(), input_schema, output_schema: None }
+    }
+
+    /// The input schema.
+    #[must_use]
+    pub fn input(&self) -> &Value {
+        &self.input_schema
     }
 }
 

@@ -5,14 +5,15 @@
 //! `docs/case.schema.json`. Secrets stay out: the target is redacted like the report's, and the
 //! known environment and header values are replaced by `[REDACTED]` in the exchange and stderr.
 
-use crate::classify::{Outcome, classify};
-use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, Target, redact};
+use crate::classify::Outcome;
+use crate::client::{ConnectError, Exchange, Target, TargetInfo, redact};
+use crate::finding::{FindingKind, Severity};
 use crate::plan::CaseLabel;
-use crate::run::{Finding, Report};
+use crate::report::{Finding, Report};
+use crate::server::{Instance, Keep, ServerSpec, output_validator};
 use crate::shrink::{ShrinkStats, Signature};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::time::Duration;
 
 /// The version of the case file's shape.
 pub const CASE_VERSION: u32 = 1;
@@ -28,7 +29,7 @@ pub struct CaseFile {
     /// The tool called.
     pub tool: String,
     /// The finding kind (`exited`, `internal-error`...).
-    pub kind: String,
+    pub kind: FindingKind,
     /// The finding's one-line explanation.
     pub message: String,
     /// How the case was made.
@@ -61,7 +62,7 @@ pub struct CaseFile {
     /// The server's last stderr lines after that call.
     pub stderr: Vec<String>,
     /// The server, redacted as in the report.
-    pub target: Value,
+    pub target: TargetInfo,
     /// The tool's outputSchema, to judge a replay the same way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
@@ -78,7 +79,7 @@ impl CaseFile {
         target: &Target,
         timeout_secs: f64,
     ) -> Option<Self> {
-        if f.severity != "failure" {
+        if f.severity != Severity::Failure {
             return None;
         }
         let (tool, case, arguments, outcome) =
@@ -93,7 +94,7 @@ impl CaseFile {
         let evidence = f.evidence.as_deref().cloned().unwrap_or_default();
         Some(Self {
             case_version: CASE_VERSION,
-            tool_version: report.tool_version.to_owned(),
+            tool_version: report.tool_version.clone(),
             tool,
             kind: f.kind.clone(),
             message: f.message.clone(),
@@ -124,21 +125,14 @@ impl CaseFile {
     ///
     /// # Errors
     /// When the server cannot be started or initialised.
-    pub async fn replay(
-        &self,
-        target: &Target,
-        opts: &ConnectOptions,
-        timeout: Duration,
-    ) -> Result<Outcome, ConnectError> {
-        let output = self
-            .output_schema
-            .as_ref()
-            .and_then(|s| jsonschema::options().should_validate_formats(false).build(s).ok());
-        let conn = Connection::connect(target, opts).await?;
-        let reply = conn.call_tool(&self.tool, &self.minimal_arguments, timeout).await;
-        let outcome = classify(reply, output.as_ref(), || conn.stderr_tail());
-        conn.close().await;
-        Ok(outcome)
+    pub async fn replay(&self, server: &ServerSpec) -> Result<Outcome, ConnectError> {
+        let output = output_validator(self.output_schema.as_ref());
+        let mut instance = Instance::start(server).await?;
+        let called = instance
+            .call(&self.tool, &self.minimal_arguments, output.as_ref(), Keep::default())
+            .await;
+        instance.close().await;
+        Ok(called?.outcome)
     }
 
     /// A file name from the finding's identity (tool, kind, case label): stable across runs, so
@@ -148,7 +142,7 @@ impl CaseFile {
         let identity = format!(
             "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
             self.tool,
-            self.kind,
+            self.kind.as_str(),
             self.case.mode,
             self.case.mutation,
             self.case.pointer,
@@ -171,30 +165,19 @@ impl CaseFile {
                 .take(40)
                 .collect()
         };
-        format!("{}-{}-{}-{:08x}.json", safe(&self.tool), safe(&self.kind), safe(&label), h as u32)
+        format!(
+            "{}-{}-{}-{:08x}.json",
+            safe(&self.tool),
+            safe(self.kind.as_str()),
+            safe(&label),
+            h as u32
+        )
     }
 
     /// The server recorded in the file, when it can be started again: a stdio command (its
     /// environment values were redacted and must be given again) or an HTTP URL (its headers too).
     #[must_use]
     pub fn recorded_target(&self) -> Option<Target> {
-        match self.target.get("transport").and_then(Value::as_str)? {
-            "stdio" => {
-                let command: Vec<String> =
-                    serde_json::from_value(self.target.get("command")?.clone()).ok()?;
-                (!command.is_empty()).then(|| Target::Stdio {
-                    command,
-                    env: Vec::new(),
-                    inherit_env: self.target.get("inheritEnv").and_then(Value::as_bool)
-                        == Some(true),
-                    cwd: self.target.get("cwd").and_then(Value::as_str).map(Into::into),
-                })
-            }
-            "streamable-http" => Some(Target::Http {
-                url: self.target.get("url")?.as_str()?.to_owned(),
-                headers: Vec::new(),
-            }),
-            _ => None,
-        }
+        self.target.restartable()
     }
 }

@@ -1,18 +1,34 @@
 //! # mcp-fuzz-engine
 //!
-//! Runs a fuzzing campaign against one MCP server: connects ([`client`]), lists the tools
-//! ([`tools`]), plans cases from the generator ([`plan`]), calls the tools, classifies every
-//! reply ([`classify`]), restarts the server when it dies or hangs, and scores the run
-//! ([`run`]). It never prints: the binary renders the [`run::Report`].
+//! Runs a fuzzing campaign against one MCP server and returns a typed [`report::Report`]; it
+//! never prints. The pieces, bottom up:
+//!
+//! - [`client`]: the only module that talks MCP (spawn or connect, handshake, raw replies,
+//!   process groups); [`tools`] reads `tools/list` raw.
+//! - [`server`]: a server spec and a live [`server::Instance`] that calls, judges
+//!   ([`classify`]) and restarts: the probe API every command calls tools through.
+//! - [`plan`] orders a tool's cases from the generator; [`feed`] turns earlier results into
+//!   inputs; [`select`] picks the tools; [`partition`] a shard of them.
+//! - [`run`] drives the campaign over the tools; each tool's cases are dealt to the instances,
+//!   judged in case order and shrunk ([`shrink`]).
+//! - [`finding`] is the vocabulary (kinds, severities, statuses, identities); [`report`] the
+//!   documented JSON shape; [`case_file`] the replayable case.
 #![deny(missing_docs)]
 
+mod campaign;
 pub mod case_file;
 pub mod classify;
 pub mod client;
+pub mod config;
 pub mod feed;
+pub mod finding;
+mod judge;
 pub mod partition;
 pub mod plan;
+pub mod report;
 pub mod run;
+pub mod select;
+pub mod server;
 pub mod shrink;
 pub mod tools;
 mod worker;

@@ -86,12 +86,6 @@ impl Partition {
         };
         slot == self.shard - 1
     }
-
-    /// The skip reason for a tool outside the shard.
-    #[must_use]
-    pub fn skip_reason(&self) -> String {
-        format!("not in partition {}/{}", self.shard, self.total)
-    }
 }
 
 /// FNV-1a 64: stable across platforms and versions (unlike `DefaultHasher`).

@@ -14,7 +14,7 @@
 use crate::classify::Outcome;
 use crate::client::Exchange;
 use crate::plan::{Case, CaseLabel, Mode};
-use crate::worker::Slot;
+use crate::server::{Instance, Keep};
 use mcp_fuzz_generators::{Generator, Invalid};
 use proptest::strategy::ValueTree;
 use serde::{Deserialize, Serialize};
@@ -386,7 +386,7 @@ pub(crate) struct Subject<'a> {
 }
 
 struct Search<'s, 'c> {
-    slot: &'s mut Slot<'c>,
+    slot: &'s mut Instance<'c>,
     subject: &'s Subject<'s>,
     signature: Signature,
     tried: HashMap<String, bool>,
@@ -418,7 +418,7 @@ impl Search<'_, '_> {
         let Value::Object(arguments) = candidate else { return false };
         self.stats.steps += 1;
         let s = self.subject;
-        let r = match self.slot.call(s.tool, arguments, s.output, false, false).await {
+        let r = match self.slot.call(s.tool, arguments, s.output, Keep::default()).await {
             Ok(c) => self.signature.matches(&c.outcome),
             Err(_) => {
                 self.stats.exhausted = Some("restart".into());
@@ -435,7 +435,7 @@ impl Search<'_, '_> {
 
 /// Shrinks a failing case against the live server, then re-runs the minimal case.
 pub(crate) async fn shrink(
-    slot: &mut Slot<'_>,
+    slot: &mut Instance<'_>,
     cfg: &ShrinkConfig,
     subject: &Subject<'_>,
     deadline: Option<Instant>,
@@ -507,7 +507,10 @@ pub(crate) async fn shrink(
     let Value::Object(minimal) = best else { unreachable!("candidates are objects") };
     let (mut exchange, mut stderr, mut outcome) = (None, Vec::new(), None);
     for _ in 0..cfg.reruns {
-        let Ok(c) = search.slot.call(subject.tool, &minimal, subject.output, true, false).await
+        let Ok(c) = search
+            .slot
+            .call(subject.tool, &minimal, subject.output, Keep { exchange: true, result: false })
+            .await
         else {
             break;
         };

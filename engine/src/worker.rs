@@ -1,7 +1,6 @@
-//! Server instances and the workers that call them.
+//! The workers that call a tool's cases on the server instances.
 //!
-//! A [`Slot`] is one server instance: connected lazily, restarted after an exit or an unanswered
-//! hang. With `--jobs N` a tool's cases are dealt round-robin to N slots, whose workers run
+//! With `--jobs N` a tool's cases are dealt round-robin to N [`Instance`]s, whose workers run
 //! concurrently on the run's task (no thread, no `Send` needed). Each worker takes its cases in
 //! index order, so the report can be rebuilt in case order whatever the interleaving.
 //!
@@ -10,98 +9,14 @@
 //! that point can only move earlier as results come in, so every case up to the final point is
 //! run by some worker, and the run keeps exactly the results a single job would have kept.
 
-use crate::classify::{Outcome, classify};
-use crate::client::{ConnectError, Connection, Exchange, Reply};
+use crate::classify::Outcome;
+use crate::config::MAX_RESTARTS_PER_TOOL;
 use crate::plan::Case;
-use crate::run::{MAX_RESTARTS_PER_TOOL, RunConfig};
-use serde_json::{Map, Value};
+use crate::server::{Instance, Keep};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
-
-/// One server instance.
-pub(crate) struct Slot<'c> {
-    cfg: &'c RunConfig,
-    conn: Option<Connection>,
-    connected_once: bool,
-    /// Restarts of this instance (reconnections after the first).
-    pub restarts: u64,
-    /// Calls made through this instance.
-    pub calls: u64,
-}
-
-/// One call as the run needs it.
-pub(crate) struct Called {
-    pub outcome: Outcome,
-    pub restarted: bool,
-    /// The result, when feeding is on and the call returned one.
-    pub result: Option<Value>,
-    pub exchange: Option<Exchange>,
-    pub stderr: Vec<String>,
-}
-
-impl<'c> Slot<'c> {
-    pub fn new(cfg: &'c RunConfig, conn: Option<Connection>) -> Self {
-        Self { cfg, connected_once: conn.is_some(), conn, restarts: 0, calls: 0 }
-    }
-
-    pub fn connection(&self) -> Option<&Connection> {
-        self.conn.as_ref()
-    }
-
-    async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
-        if self.conn.is_none() {
-            let c = Connection::connect(&self.cfg.target, &self.cfg.connect).await?;
-            if self.connected_once {
-                self.restarts += 1;
-            }
-            self.connected_once = true;
-            self.conn = Some(c);
-        }
-        Ok(self.conn.as_ref().expect("just connected"))
-    }
-
-    pub async fn drop_connection(&mut self) {
-        if let Some(c) = self.conn.take() {
-            c.close().await;
-        }
-    }
-
-    /// Calls `tool`, judges the reply, and restarts the server if it died or stopped answering.
-    pub async fn call(
-        &mut self,
-        tool: &str,
-        arguments: &Map<String, Value>,
-        output: Option<&jsonschema::Validator>,
-        record: bool,
-        keep_result: bool,
-    ) -> Result<Called, ConnectError> {
-        let timeout = self.cfg.timeout;
-        let conn = self.ensure().await?;
-        let (reply, exchange) = if record {
-            let (r, e) = conn.call_tool_recorded(tool, arguments, timeout).await;
-            (r, Some(e))
-        } else {
-            (conn.call_tool(tool, arguments, timeout).await, None)
-        };
-        let result = match &reply {
-            Reply::Result(v) if keep_result => Some(v.clone()),
-            _ => None,
-        };
-        let outcome = classify(reply, output, || conn.stderr_tail());
-        let stderr = if record { conn.stderr_tail() } else { Vec::new() };
-        let restarted = match &outcome {
-            Outcome::Exited { .. } => true,
-            Outcome::Timeout => !conn.ping(Duration::from_secs(2).min(timeout)).await,
-            _ => false,
-        };
-        self.calls += 1;
-        if restarted {
-            self.drop_connection().await;
-        }
-        Ok(Called { outcome, restarted, result, exchange, stderr })
-    }
-}
 
 /// What makes a case's outcome a failure finding, for `--max-failures`: its identity.
 pub(crate) type FailureKey = (&'static str, Option<String>, Option<String>);
@@ -194,7 +109,7 @@ pub(crate) struct Shared<'a, 'p> {
 /// Runs `mine` (case indexes, increasing) on `slot`. Returns what was done, and the start-up
 /// error if the server could not be (re)started.
 pub(crate) async fn work(
-    slot: &mut Slot<'_>,
+    slot: &mut Instance<'_>,
     shared: &Shared<'_, '_>,
     mine: Vec<usize>,
 ) -> (Vec<Done>, Option<String>) {
@@ -209,7 +124,8 @@ pub(crate) async fn work(
         if shared.stop.borrow().skips(i, valid) {
             continue;
         }
-        match slot.call(shared.tool, &case.arguments, shared.output, false, shared.feed).await {
+        let keep = Keep { exchange: false, result: shared.feed };
+        match slot.call(shared.tool, &case.arguments, shared.output, keep).await {
             Err(e) => {
                 let mut stop = shared.stop.borrow_mut();
                 stop.broken = Some(stop.broken.map_or(i, |b| b.min(i)));

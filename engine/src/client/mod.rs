@@ -13,6 +13,7 @@ use rmcp::model::{
     ProtocolVersion, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError, ServiceExt};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -55,23 +56,71 @@ pub enum Target {
     },
 }
 
+/// The server as the report shows it: secrets redacted, enough to start it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport")]
+pub enum TargetInfo {
+    /// A command speaking MCP over stdio.
+    #[serde(rename = "stdio", rename_all = "camelCase")]
+    Stdio {
+        /// Program and arguments.
+        command: Vec<String>,
+        /// `KEY=[REDACTED]` for each `--env`.
+        #[serde(default)]
+        env: Vec<String>,
+        /// `--inherit-env`.
+        #[serde(default)]
+        inherit_env: bool,
+        /// `--cwd`.
+        #[serde(default)]
+        cwd: Option<String>,
+    },
+    /// A streamable HTTP endpoint.
+    #[serde(rename = "streamable-http")]
+    Http {
+        /// The endpoint.
+        url: String,
+        /// `Name: [REDACTED]` for each `--header`.
+        #[serde(default)]
+        headers: Vec<String>,
+    },
+}
+
 impl Target {
     /// A printable description with every secret (env values, header values) redacted.
     #[must_use]
-    pub fn redacted(&self) -> Value {
+    pub fn redacted(&self) -> TargetInfo {
         match self {
-            Self::Stdio { command, env, inherit_env, cwd } => json!({
-                "transport": "stdio",
-                "command": command,
-                "env": env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect::<Vec<_>>(),
-                "inheritEnv": inherit_env,
-                "cwd": cwd.as_ref().map(|p| p.display().to_string()),
-            }),
-            Self::Http { url, headers } => json!({
-                "transport": "streamable-http",
-                "url": url,
-                "headers": headers.iter().map(|(k, _)| format!("{k}: [REDACTED]")).collect::<Vec<_>>(),
-            }),
+            Self::Stdio { command, env, inherit_env, cwd } => TargetInfo::Stdio {
+                command: command.clone(),
+                env: env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect(),
+                inherit_env: *inherit_env,
+                cwd: cwd.as_ref().map(|p| p.display().to_string()),
+            },
+            Self::Http { url, headers } => TargetInfo::Http {
+                url: url.clone(),
+                headers: headers.iter().map(|(k, _)| format!("{k}: [REDACTED]")).collect(),
+            },
+        }
+    }
+}
+
+impl TargetInfo {
+    /// The server recorded here, when it can be started again: a stdio command (its
+    /// environment values were redacted and must be given again) or an HTTP URL (its headers
+    /// too).
+    #[must_use]
+    pub fn restartable(&self) -> Option<Target> {
+        match self {
+            Self::Stdio { command, inherit_env, cwd, .. } => {
+                (!command.is_empty()).then(|| Target::Stdio {
+                    command: command.clone(),
+                    env: Vec::new(),
+                    inherit_env: *inherit_env,
+                    cwd: cwd.as_ref().map(Into::into),
+                })
+            }
+            Self::Http { url, .. } => Some(Target::Http { url: url.clone(), headers: Vec::new() }),
         }
     }
 }
@@ -156,7 +205,7 @@ impl std::fmt::Display for ExitInfo {
 }
 
 /// What the server said about itself.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerInfo {
     /// `serverInfo.name`.

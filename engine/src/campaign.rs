@@ -1,0 +1,234 @@
+//! One tool's part of a campaign: plan its cases, deal them to the server instances, rebuild in
+//! case order what a single job would have kept (up to the first stop, leaving out a kind of case
+//! that kept killing or hanging the server), judge, and shrink every failure found on a case.
+
+use crate::config::{MAX_RESTARTS_PER_TOOL, RunConfig};
+use crate::feed::Pool;
+use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
+use crate::judge::{judge, schema_finding};
+use crate::plan::{Case, Mode, plan, tool_seed};
+use crate::report::{Evidence, Finding, ToolReport};
+use crate::server::{Instance, output_validator};
+use crate::shrink::{Subject, shrink};
+use crate::tools::Tool;
+use crate::worker::{Shared, Stop, failure_key, work};
+use futures_util::future::join_all;
+use mcp_fuzz_generators::Generator;
+use std::cell::RefCell;
+use std::time::Instant;
+
+/// What a tool's run needs from the campaign around it.
+pub(crate) struct Context<'a, 's> {
+    /// The run's configuration.
+    pub cfg: &'a RunConfig,
+    /// The server instances (the first one shrinks).
+    pub slots: &'a mut [Instance<'s>],
+    /// Values harvested from earlier results.
+    pub pool: &'a mut Pool,
+    /// When the whole run must stop.
+    pub run_deadline: Option<Instant>,
+    /// Failure findings before this tool (for `--max-failures`).
+    pub failures_so_far: usize,
+    /// Told what happens, for progress.
+    pub on_event: &'a mut dyn FnMut(ToolEvent),
+}
+
+/// What a tool's run reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ToolEvent {
+    /// The tool's cases are planned: this many.
+    Planned(u64),
+    /// One more case was called.
+    CaseFinished,
+}
+
+/// What a tool's run gives back.
+pub(crate) struct ToolRun {
+    /// The tool's line in the report.
+    pub report: ToolReport,
+    /// Its findings.
+    pub findings: Vec<Finding>,
+    /// Why the campaign must stop after this tool, if it must.
+    pub stop: Option<StopReason>,
+}
+
+/// Runs one tool (already selected) through its cases.
+pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
+    let cfg = ctx.cfg;
+    let campaign = &cfg.campaign;
+    let mut tr = ToolReport::new(&tool.name);
+    let (generator, mut cases) = match compile_and_plan(tool, cfg) {
+        Ok(planned) => planned,
+        Err(e) => {
+            tr.status = ToolStatus::SchemaError;
+            tr.reason = Some(format!("inputSchema: {e}"));
+            return ToolRun {
+                report: tr,
+                findings: vec![schema_finding(&tool.name, &e)],
+                stop: None,
+            };
+        }
+    };
+    let seed = tool_seed(cfg.seed, &tool.name);
+    if campaign.feed && !ctx.pool.is_empty() {
+        let fed = ctx.pool.cases(&tool.input_schema, &generator, &cases);
+        cases.extend(fed);
+    }
+    let output = output_validator(tool.output_schema.as_ref());
+    (ctx.on_event)(ToolEvent::Planned(cases.len() as u64));
+    let tool_deadline = [ctx.run_deadline, campaign.tool_time_budget.map(|b| Instant::now() + b)]
+        .into_iter()
+        .flatten()
+        .min();
+    let failures_left = campaign.max_failures.map(|m| m.saturating_sub(ctx.failures_so_far));
+
+    // The cases, dealt round-robin over the server instances.
+    let jobs = ctx.slots.len();
+    let on_event = ctx.on_event;
+    let mut tick = || on_event(ToolEvent::CaseFinished);
+    let tick_cell: RefCell<&mut dyn FnMut()> = RefCell::new(&mut tick);
+    let shared = Shared {
+        tool: &tool.name,
+        cases: &cases,
+        output: output.as_ref(),
+        feed: campaign.feed,
+        stop: RefCell::new(Stop::new(failures_left, tool_deadline)),
+        on_case: &tick_cell,
+    };
+    let outs = join_all(ctx.slots.iter_mut().enumerate().map(|(w, slot)| {
+        let mine: Vec<usize> = (w..cases.len()).step_by(jobs).collect();
+        work(slot, &shared, mine)
+    }))
+    .await;
+    drop(shared);
+    let mut done = Vec::new();
+    let mut broken = None;
+    for (d, e) in outs {
+        done.extend(d);
+        broken = broken.or(e);
+    }
+    done.sort_by_key(|d| d.index);
+
+    // What a single job would have kept: the cases in order, up to the first stop, leaving out
+    // the valid (or invalid) cases once they have killed or hung the server too often.
+    let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
+    let mut results = Vec::new();
+    let mut keys = std::collections::BTreeSet::new();
+    let mut stop = None;
+    let mut incomplete = false;
+    // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
+    let mut mode_restarts = [0_u32; 2];
+    let mut gave_up = [false; 2];
+    let mut left_out = [0_usize; 2];
+    let mut done = done.into_iter().peekable();
+    for (index, case) in cases.iter().enumerate() {
+        let valid = usize::from(case.label.mode.is_valid());
+        if gave_up[valid] {
+            left_out[valid] += 1;
+            continue;
+        }
+        let Some(d) = done.next_if(|d| d.index == index) else {
+            incomplete = true;
+            break;
+        };
+        *tr.outcomes.entry(d.outcome.kind().to_owned()).or_default() += 1;
+        match case.label.mode {
+            Mode::Boundary => tr.cases.boundary += 1,
+            Mode::Valid => tr.cases.valid += 1,
+            Mode::Invalid => tr.cases.invalid += 1,
+        }
+        if let Some(r) = &d.result {
+            ctx.pool.harvest(r);
+        }
+        if let Some(key) = failure_key(case, &d.outcome) {
+            keys.insert(key);
+        }
+        results.push((d.index, d.outcome));
+        mode_restarts[valid] += u32::from(d.restarted);
+        if mode_restarts[valid] > MAX_RESTARTS_PER_TOOL {
+            gave_up[valid] = true;
+        }
+        if failures_left.is_some_and(|left| keys.len() >= left) {
+            stop = Some(StopReason::MaxFailures(campaign.max_failures.unwrap_or_default()));
+            break;
+        }
+    }
+    // One finding per tool (its identity is the tool and the kind), naming both kinds of case
+    // when both gave up.
+    let parts: Vec<String> = [(1, "valid"), (0, "invalid")]
+        .into_iter()
+        .filter(|(v, _)| gave_up[*v])
+        .map(|(v, what)| {
+            format!(
+                "the server died or hung {} times on {what} cases, so {} more {what} case(s) were not run",
+                mode_restarts[v], left_out[v]
+            )
+        })
+        .collect();
+    if !parts.is_empty() {
+        tr.status = ToolStatus::GaveUp;
+        tr.reason = Some(parts.join("; "));
+        tool_findings.push((
+            Finding::general(
+                Some(tool.name.clone()),
+                FindingKind::GaveUp,
+                Severity::Failure,
+                parts.join("; "),
+            ),
+            None,
+        ));
+    }
+    if stop.is_none() && incomplete {
+        if let Some(e) = broken {
+            tr.status = ToolStatus::GaveUp;
+            tr.reason = Some(e);
+        } else if tool_deadline.is_some_and(|d| Instant::now() >= d) {
+            tr.reason = Some(format!(
+                "stopped by the time budget after {} of {} cases",
+                results.len(),
+                cases.len()
+            ));
+            if ctx.run_deadline.is_some_and(|d| Instant::now() >= d) {
+                stop = Some(StopReason::TimeBudget);
+            }
+        }
+    }
+    tool_findings.extend(judge(tool, &cases, &results, &mut tr));
+
+    // Shrink every failure found on a case, on the first server instance.
+    for (f, origin) in &mut tool_findings {
+        let Some(i) = *origin else { continue };
+        if f.severity != Severity::Failure {
+            continue;
+        }
+        let Some(outcome) = f.outcome.clone() else { continue };
+        let subject = Subject {
+            tool: &tool.name,
+            tool_seed: seed,
+            generator: &generator,
+            output: output.as_ref(),
+            case: &cases[i],
+            outcome: &outcome,
+        };
+        let shrunk = shrink(&mut ctx.slots[0], &campaign.shrink, &subject, ctx.run_deadline).await;
+        f.minimal_arguments = Some(shrunk.minimal);
+        f.flaky = shrunk.flaky;
+        f.shrink = Some(shrunk.stats);
+        f.evidence = Some(Box::new(Evidence {
+            exchange: shrunk.exchange,
+            stderr: shrunk.stderr,
+            minimal_outcome: shrunk.outcome,
+            output_schema: tool.output_schema.clone(),
+            draw: cases[i].draw,
+        }));
+    }
+    ToolRun { report: tr, findings: tool_findings.into_iter().map(|(f, _)| f).collect(), stop }
+}
+
+/// The tool's generator and its planned cases, or why its `inputSchema` cannot be fuzzed.
+fn compile_and_plan(tool: &Tool, cfg: &RunConfig) -> Result<(Generator, Vec<Case>), String> {
+    let generator = Generator::compile(&tool.input_schema).map_err(|e| e.to_string())?;
+    let cases =
+        plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases).map_err(|e| e.to_string())?;
+    Ok((generator, cases))
+}

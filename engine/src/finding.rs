@@ -1,0 +1,488 @@
+//! The run's vocabulary of findings: what was found ([`FindingKind`], with its [`Rule`]), how much
+//! it matters ([`Severity`]), what happened to each tool ([`ToolStatus`], [`SkipReason`]), why a
+//! campaign stopped early ([`StopReason`]) and a finding's stable [`Identity`].
+//!
+//! Every document and format reads these types: the exit code is decided on them, never on
+//! message text. The serialised names are the documented JSON strings (`docs/report.schema.json`)
+//! and never change meaning; a kind this version does not know (read back from a newer report)
+//! is kept verbatim as [`FindingKind::Other`].
+//!
+//! See: <https://github.com/schemathesis/schemathesis/blob/master/src/schemathesis/core/failures.py>.
+
+use crate::classify::Outcome;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// What a finding is about: an outcome kind of one call, or a tool- or server-level problem.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// The server process died while handling a call.
+    Exited,
+    /// A call got no answer within the timeout.
+    Timeout,
+    /// An exception surfaced as an `isError` result.
+    HandlerException,
+    /// JSON-RPC -32603.
+    InternalError,
+    /// Another unexpected JSON-RPC error.
+    RpcError,
+    /// A reply that breaks JSON-RPC or the MCP result shape.
+    ProtocolViolation,
+    /// `structuredContent` that breaks the tool's `outputSchema`.
+    OutputSchemaViolation,
+    /// A response over the size limit.
+    Oversize,
+    /// Invalid input answered with success.
+    AcceptsInvalid,
+    /// A valid call failed (may be a synthetic-input false positive).
+    ValidCallFailed,
+    /// Every call fails the same way whatever the input.
+    ToolUnavailable,
+    /// The server died or hung so often on a tool that the run stopped calling it.
+    GaveUp,
+    /// A `tools/list` entry that is not a usable tool.
+    MalformedTool,
+    /// A tool name listed twice.
+    DuplicateTool,
+    /// `tools/list` pagination that repeats a cursor or never ends.
+    ToolsListTruncated,
+    /// Lines on stdout that are not JSON-RPC.
+    JunkOnStdout,
+    /// An `inputSchema` that cannot be fuzzed.
+    SchemaError,
+    /// A kind this version does not know, kept as written (from a newer report).
+    Other(String),
+}
+
+/// A finding kind as a stable rule: SARIF id, JUnit check name, and the help text of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// The stable SARIF rule id (`MCPF0001`); never reused for another kind.
+    pub id: &'static str,
+    /// The kind's documented name (`exited`).
+    pub name: &'static str,
+    /// One sentence saying what was seen.
+    pub short: &'static str,
+    /// What a correct server does instead (the "expected" of a bug report).
+    pub expected: &'static str,
+    /// How to fix it.
+    pub help: &'static str,
+}
+
+/// The rule of kinds this version does not know.
+pub const UNKNOWN_RULE: Rule = Rule {
+    id: "MCPF0000",
+    name: "other",
+    short: "A finding of a kind this version of the report writer does not know.",
+    expected: "see the finding's message",
+    help: "See the finding's message; upgrade mcp-fuzz for a dedicated rule.",
+};
+
+/// Every known kind with its rule, in id order. A new kind takes the next id.
+pub const KINDS: &[(FindingKind, Rule)] = &[
+    (
+        FindingKind::Exited,
+        Rule {
+            id: "MCPF0001",
+            name: "exited",
+            short: "The server process died while handling a tool call.",
+            expected: "the server stays up and answers the call, with an isError result or a JSON-RPC -32602 error for bad input",
+            help: "Validate the arguments before using them and catch errors in the handler; never exit or panic on input.",
+        },
+    ),
+    (
+        FindingKind::Timeout,
+        Rule {
+            id: "MCPF0002",
+            name: "timeout",
+            short: "The tool call got no answer within the timeout.",
+            expected: "an answer (a result or an error) within the timeout",
+            help: "Bound every loop and wait in the handler by the input, reject inputs that would take too long, and answer every request.",
+        },
+    ),
+    (
+        FindingKind::HandlerException,
+        Rule {
+            id: "MCPF0003",
+            name: "handler-exception",
+            short: "An exception in the tool handler surfaced as an isError result with the raw exception text.",
+            expected: "a validation message (isError: true with a readable reason, or JSON-RPC -32602), not a stack trace",
+            help: "Validate the arguments against the tool's inputSchema and return a readable error; do not let exceptions escape the handler.",
+        },
+    ),
+    (
+        FindingKind::InternalError,
+        Rule {
+            id: "MCPF0004",
+            name: "internal-error",
+            short: "The tool call was answered with JSON-RPC internal error -32603.",
+            expected: "a graceful answer: an isError result with a readable reason, or JSON-RPC -32602 for invalid params",
+            help: "Reject invalid arguments with -32602 or an isError result instead of failing internally.",
+        },
+    ),
+    (
+        FindingKind::RpcError,
+        Rule {
+            id: "MCPF0005",
+            name: "rpc-error",
+            short: "The tool call was answered with an unexpected JSON-RPC error code.",
+            expected: "a result, an isError result, or JSON-RPC -32602 for invalid params",
+            help: "Use -32602 for invalid arguments and isError results for tool failures.",
+        },
+    ),
+    (
+        FindingKind::ProtocolViolation,
+        Rule {
+            id: "MCPF0006",
+            name: "protocol-violation",
+            short: "The server broke JSON-RPC or the MCP result shape.",
+            expected: "a well-formed JSON-RPC response whose result follows the MCP CallToolResult shape",
+            help: "Write only JSON-RPC messages to stdout (log to stderr) and always include `content` in tool results.",
+        },
+    ),
+    (
+        FindingKind::OutputSchemaViolation,
+        Rule {
+            id: "MCPF0007",
+            name: "output-schema-violation",
+            short: "A successful result breaks the tool's declared outputSchema.",
+            expected: "structuredContent that validates against the tool's outputSchema",
+            help: "Return structuredContent matching the outputSchema, or fix the schema.",
+        },
+    ),
+    (
+        FindingKind::Oversize,
+        Rule {
+            id: "MCPF0008",
+            name: "oversize",
+            short: "The server answered with a response larger than the limit.",
+            expected: "a response within --max-response-bytes",
+            help: "Bound the size of results (paginate or truncate large outputs).",
+        },
+    ),
+    (
+        FindingKind::AcceptsInvalid,
+        Rule {
+            id: "MCPF0009",
+            name: "accepts-invalid",
+            short: "The tool accepted input that breaks its inputSchema.",
+            expected: "an isError result or JSON-RPC -32602 naming the invalid argument",
+            help: "Validate arguments against the inputSchema, or relax the schema to what the tool really accepts.",
+        },
+    ),
+    (
+        FindingKind::ValidCallFailed,
+        Rule {
+            id: "MCPF0010",
+            name: "valid-call-failed",
+            short: "A call with schema-valid arguments failed (may be a synthetic-input false positive).",
+            expected: "a successful result for input that satisfies the inputSchema",
+            help: "Check whether the schema is too loose for what the tool needs (e.g. an id that must exist).",
+        },
+    ),
+    (
+        FindingKind::ToolUnavailable,
+        Rule {
+            id: "MCPF0011",
+            name: "tool-unavailable",
+            short: "Every call fails the same way whatever the input (an upstream or configuration problem).",
+            expected: "the tool's backend is reachable when the server runs",
+            help: "Provide the tool's credentials or backend for the run, or skip the tool with --skip-tool.",
+        },
+    ),
+    (
+        FindingKind::GaveUp,
+        Rule {
+            id: "MCPF0012",
+            name: "gave-up",
+            short: "The server died or hung so often on one tool that the run stopped calling it.",
+            expected: "a server that survives every call",
+            help: "Fix the crash reported for this tool first; the rest of its cases were not run.",
+        },
+    ),
+    (
+        FindingKind::MalformedTool,
+        Rule {
+            id: "MCPF0013",
+            name: "malformed-tool",
+            short: "An entry of tools/list is not a usable tool definition.",
+            expected: "every tools/list entry has a name and an object inputSchema",
+            help: "Fix the tool definition (name, inputSchema, annotations types).",
+        },
+    ),
+    (
+        FindingKind::DuplicateTool,
+        Rule {
+            id: "MCPF0014",
+            name: "duplicate-tool",
+            short: "tools/list lists the same tool name more than once.",
+            expected: "unique tool names",
+            help: "Give every tool a unique name.",
+        },
+    ),
+    (
+        FindingKind::ToolsListTruncated,
+        Rule {
+            id: "MCPF0015",
+            name: "tools-list-truncated",
+            short: "tools/list pagination repeats a cursor or never ends.",
+            expected: "pagination that ends with no nextCursor",
+            help: "Return a fresh cursor per page and none on the last page.",
+        },
+    ),
+    (
+        FindingKind::JunkOnStdout,
+        Rule {
+            id: "MCPF0016",
+            name: "junk-on-stdout",
+            short: "The server wrote non-JSON-RPC lines to stdout.",
+            expected: "only JSON-RPC messages on stdout",
+            help: "Send logs and debug output to stderr.",
+        },
+    ),
+    (
+        FindingKind::SchemaError,
+        Rule {
+            id: "MCPF0017",
+            name: "schema-error",
+            short: "A tool's inputSchema cannot be used to generate arguments.",
+            expected: "a valid, satisfiable JSON Schema as inputSchema",
+            help: "Fix the inputSchema so that it is valid JSON Schema and some value satisfies it.",
+        },
+    ),
+];
+
+impl FindingKind {
+    /// The kind of a call outcome (`ok` and the graceful outcomes have kinds too, but are never
+    /// findings of their own).
+    #[must_use]
+    pub fn of(outcome: &Outcome) -> Self {
+        Self::from_name(outcome.kind())
+    }
+
+    /// The kind with this documented name; unknown names are kept as [`FindingKind::Other`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Self {
+        KINDS
+            .iter()
+            .find(|(_, rule)| rule.name == name)
+            .map_or_else(|| Self::Other(name.to_owned()), |(kind, _)| kind.clone())
+    }
+
+    /// The documented name.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Other(name) => name,
+            known => known.rule().name,
+        }
+    }
+
+    /// The kind's rule ([`UNKNOWN_RULE`] for kinds this version does not know).
+    #[must_use]
+    pub fn rule(&self) -> &'static Rule {
+        KINDS.iter().find(|(kind, _)| kind == self).map_or(&UNKNOWN_RULE, |(_, rule)| rule)
+    }
+}
+
+impl fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for FindingKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for FindingKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self::from_name(&String::deserialize(d)?))
+    }
+}
+
+/// How much a finding matters, in order: `Info < Warning < Failure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; may be a false positive.
+    Info,
+    /// A problem that does not fail the run.
+    Warning,
+    /// Counts against the server and fails the run.
+    Failure,
+}
+
+impl Severity {
+    /// The documented name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Failure => "failure",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What happened to a tool in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolStatus {
+    /// Called with its cases.
+    Tested,
+    /// Not called ([`SkipReason`] says why).
+    Skipped,
+    /// Called, but every call failed the same way whatever the input; left out of the score.
+    Unavailable,
+    /// Called until it died or hung too often.
+    GaveUp,
+    /// Its `inputSchema` cannot be fuzzed.
+    SchemaError,
+}
+
+impl ToolStatus {
+    /// The documented name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tested => "tested",
+            Self::Skipped => "skipped",
+            Self::Unavailable => "unavailable",
+            Self::GaveUp => "gave-up",
+            Self::SchemaError => "schema-error",
+        }
+    }
+
+    /// Whether the tool was called at all.
+    #[must_use]
+    pub fn was_called(self) -> bool {
+        matches!(self, Self::Tested | Self::Unavailable | Self::GaveUp)
+    }
+}
+
+impl fmt::Display for ToolStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a tool was not called. Its `Display` is the report's `reason` text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// `--skip-tool` names it.
+    Excluded,
+    /// `--tool` is given and does not name it.
+    NotSelected,
+    /// Not annotated `readOnlyHint: true` and `--include-destructive` not given; `Some(false)`
+    /// when it is annotated `readOnlyHint: false`.
+    NotReadOnly(Option<bool>),
+    /// Another shard's tool (`--partition`).
+    NotInPartition(crate::partition::Partition),
+    /// The run stopped before reaching it.
+    NotReached(StopReason),
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Excluded => f.write_str("excluded by --skip-tool"),
+            Self::NotSelected => f.write_str("not selected by --tool"),
+            Self::NotReadOnly(Some(false)) => {
+                f.write_str("annotated readOnlyHint: false; pass --include-destructive to call it")
+            }
+            Self::NotReadOnly(_) => f.write_str(
+                "not annotated readOnlyHint: true; pass --include-destructive to call it",
+            ),
+            Self::NotInPartition(p) => write!(f, "not in partition {}/{}", p.shard, p.total),
+            Self::NotReached(why) => write!(f, "not reached: {why}"),
+        }
+    }
+}
+
+/// Why the campaign stopped before calling every planned case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// `--max-failures N` was reached.
+    MaxFailures(usize),
+    /// `--time-budget` ran out.
+    TimeBudget,
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MaxFailures(n) => write!(f, "--max-failures {n} was reached"),
+            Self::TimeBudget => f.write_str("the run's --time-budget ran out"),
+        }
+    }
+}
+
+/// A finding's stable identity: what a baseline stores, SARIF fingerprints and merge compares.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Identity {
+    /// The tool (absent for server-wide findings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The finding kind.
+    pub kind: FindingKind,
+    /// The case's mutation, for findings on invalid cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<String>,
+    /// The case's JSON pointer, for findings on invalid cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_are_dense_stable_and_unique() {
+        for (i, (kind, rule)) in KINDS.iter().enumerate() {
+            assert_eq!(rule.id, format!("MCPF{:04}", i + 1), "ids are dense and in order");
+            assert_eq!(kind.rule().id, rule.id);
+            assert!(KINDS[i + 1..].iter().all(|(_, o)| o.name != rule.name), "duplicate {kind}");
+            assert_eq!(&FindingKind::from_name(rule.name), kind, "names round-trip");
+        }
+        assert_eq!(FindingKind::Exited.rule().id, "MCPF0001");
+    }
+
+    #[test]
+    fn unknown_kinds_are_kept_verbatim() {
+        let kind: FindingKind = serde_json::from_str("\"from-the-future\"").expect("reads");
+        assert_eq!(kind, FindingKind::Other("from-the-future".into()));
+        assert_eq!(kind.rule().id, UNKNOWN_RULE.id);
+        assert_eq!(serde_json::to_string(&kind).expect("writes"), "\"from-the-future\"");
+        assert_eq!(serde_json::to_string(&FindingKind::GaveUp).expect("writes"), "\"gave-up\"");
+    }
+
+    #[test]
+    fn severities_are_ordered_and_named() {
+        assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Failure);
+        assert_eq!(serde_json::to_string(&Severity::Warning).expect("writes"), "\"warning\"");
+    }
+
+    #[test]
+    fn skip_reasons_read_as_the_report_says_them() {
+        let p = "count:2/3".parse().expect("partition");
+        assert_eq!(SkipReason::NotInPartition(p).to_string(), "not in partition 2/3");
+        assert_eq!(
+            SkipReason::NotReached(StopReason::MaxFailures(2)).to_string(),
+            "not reached: --max-failures 2 was reached"
+        );
+        assert!(SkipReason::NotReadOnly(Some(false)).to_string().starts_with("annotated"));
+    }
+}

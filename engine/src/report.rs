@@ -1,0 +1,432 @@
+//! The run report: the documented JSON shape (`docs/report.schema.json`, `reportVersion` 1),
+//! serialisable and deserialisable, so a report read back from a shard's `report.json` renders
+//! exactly like a fresh one. Fields a newer version adds are kept in `extra` and written back.
+//!
+//! The field order of every struct is the order of the JSON document.
+
+use crate::classify::Outcome;
+use crate::client::Exchange;
+pub use crate::client::{ServerInfo, TargetInfo};
+use crate::finding::{FindingKind, Identity, Severity, SkipReason, ToolStatus};
+use crate::plan::CaseLabel;
+use crate::shrink::ShrinkStats;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// The version of the JSON report's shape.
+pub const REPORT_VERSION: u32 = 1;
+
+/// The result of a run (or of merged shards).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always [`REPORT_VERSION`] when written by this version.
+    pub report_version: u32,
+    /// The mcp-fuzz version that wrote it.
+    pub tool_version: String,
+    /// The server, with every secret redacted.
+    pub target: TargetInfo,
+    /// What the server said about itself.
+    pub server: ServerInfo,
+    /// The run seed.
+    pub seed: u64,
+    /// The shard this report covers (`hash:M/N`, `count:M/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// Per-tool status, in listing order.
+    pub tools: Vec<ToolReport>,
+    /// Every finding.
+    pub findings: Vec<Finding>,
+    /// The crash-resilience score.
+    pub score: Score,
+    /// Server restarts.
+    pub restarts: u64,
+    /// `tools/call` requests made.
+    pub calls: u64,
+    /// Wall time, in seconds.
+    pub duration_secs: f64,
+    /// What `--baseline` did, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineSummary>,
+    /// Why the campaign stopped before calling every planned case, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The shard reports this one was merged from (`mcp-fuzz report merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<Vec<MergeSource>>,
+    /// Fields this version does not know (from a newer report), kept as read.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One tool's part of the run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolReport {
+    /// The tool's name.
+    pub name: String,
+    /// What happened to it.
+    pub status: ToolStatus,
+    /// Why it was skipped or stopped early, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Cases executed, by mode.
+    pub cases: CaseCounts,
+    /// Invalid cases answered gracefully.
+    pub graceful: u64,
+    /// Invalid cases that count in the score.
+    pub scored: u64,
+    /// The tool's own score, in percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// How often each outcome kind was seen.
+    pub outcomes: BTreeMap<String, u64>,
+    /// Fields this version does not know, kept as read.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+    /// Why it was not called, typed (not serialised: `reason` carries its text).
+    #[serde(skip)]
+    pub skip: Option<SkipReason>,
+}
+
+impl ToolReport {
+    /// A tool about to be run.
+    #[must_use]
+    pub fn new(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            status: ToolStatus::Tested,
+            reason: None,
+            cases: CaseCounts::default(),
+            graceful: 0,
+            scored: 0,
+            score: None,
+            outcomes: BTreeMap::new(),
+            extra: Map::new(),
+            skip: None,
+        }
+    }
+
+    /// Marks the tool skipped, with the reason in words and typed.
+    pub fn skip(&mut self, reason: SkipReason) {
+        self.status = ToolStatus::Skipped;
+        self.reason = Some(reason.to_string());
+        self.skip = Some(reason);
+    }
+
+    /// Cases executed, all modes.
+    #[must_use]
+    pub fn total_cases(&self) -> u64 {
+        self.cases.boundary + self.cases.valid + self.cases.invalid
+    }
+}
+
+/// Cases executed, by mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseCounts {
+    /// Boundary cases.
+    pub boundary: u64,
+    /// Random valid cases.
+    pub valid: u64,
+    /// Invalid cases.
+    pub invalid: u64,
+}
+
+/// Something to fix, or to look at.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// The tool, when the finding is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// What was found.
+    pub kind: FindingKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// How the failing case was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<CaseLabel>,
+    /// The exact arguments of the original failing call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// The outcome of that call, in full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// One line saying what happened.
+    pub message: String,
+    /// The baseline lists it: it does not fail the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
+    /// The smallest arguments found that still fail the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimal_arguments: Option<Map<String, Value>>,
+    /// Whether re-running the minimal arguments failed the same way only some of the time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flaky: Option<bool>,
+    /// What shrinking did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrink: Option<ShrinkStats>,
+    /// Fields this version does not know, kept as read.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+    /// What a case file needs beyond the report (not serialised).
+    #[serde(skip)]
+    pub evidence: Option<Box<Evidence>>,
+}
+
+impl Finding {
+    /// A finding about a tool (or, without one, the server) as a whole, not about one case.
+    #[must_use]
+    pub fn general(
+        tool: Option<String>,
+        kind: FindingKind,
+        severity: Severity,
+        message: String,
+    ) -> Self {
+        Self {
+            tool,
+            kind,
+            severity,
+            case: None,
+            arguments: None,
+            outcome: None,
+            message,
+            baselined: false,
+            minimal_arguments: None,
+            flaky: None,
+            shrink: None,
+            extra: Map::new(),
+            evidence: None,
+        }
+    }
+
+    /// The stable identity: tool, kind, and the case label's mutation and pointer.
+    #[must_use]
+    pub fn identity(&self) -> Identity {
+        Identity {
+            tool: self.tool.clone(),
+            kind: self.kind.clone(),
+            mutation: self.case.as_ref().and_then(|c| c.mutation.clone()),
+            pointer: self.case.as_ref().and_then(|c| c.pointer.clone()),
+        }
+    }
+
+    /// Whether it fails the run: a failure the baseline does not accept.
+    #[must_use]
+    pub fn fails(&self) -> bool {
+        self.severity == Severity::Failure && !self.baselined
+    }
+
+    /// The smallest arguments known to reproduce it: the shrunk ones, else the ones sent.
+    #[must_use]
+    pub fn smallest_arguments(&self) -> Option<&Map<String, Value>> {
+        self.minimal_arguments.as_ref().or(self.arguments.as_ref())
+    }
+}
+
+/// What was recorded when the minimal case was re-run, for case files.
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    /// The exchange of the last re-run (a failing one when any failed).
+    pub exchange: Option<Exchange>,
+    /// The server's stderr tail after that call.
+    pub stderr: Vec<String>,
+    /// The outcome of that call.
+    pub minimal_outcome: Option<Outcome>,
+    /// The tool's outputSchema, needed to judge a replay.
+    pub output_schema: Option<Value>,
+    /// For random cases: the sampler draw that made the case.
+    pub draw: Option<u64>,
+}
+
+/// What `--baseline` did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BaselineSummary {
+    /// The baseline file, as given.
+    pub file: String,
+    /// Findings the baseline accepts (they do not fail the run).
+    pub known: u64,
+    /// Findings the baseline does not list.
+    pub new: u64,
+    /// Baselined findings that no longer occur.
+    pub stale: Vec<Identity>,
+}
+
+/// One shard of a merged report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeSource {
+    /// The shard's report file, as given.
+    pub file: String,
+    /// The shard's partition.
+    pub partition: Option<String>,
+}
+
+impl Report {
+    /// Tools actually called.
+    #[must_use]
+    pub fn tested(&self) -> usize {
+        self.tools.iter().filter(|t| t.status.was_called()).count()
+    }
+
+    /// Findings that fail the run.
+    #[must_use]
+    pub fn failures(&self) -> usize {
+        self.findings.iter().filter(|f| f.fails()).count()
+    }
+
+    /// Whether this is a `--partition` shard whose share held no testable tool: not a failure
+    /// of the server; the merged report decides.
+    #[must_use]
+    pub fn is_empty_shard(&self) -> bool {
+        self.partition.is_some()
+            && self.tested() == 0
+            && self.tools.iter().any(|t| matches!(t.skip, Some(SkipReason::NotInPartition(_))))
+    }
+}
+
+/// A letter grade of a score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Grade {
+    /// 95% and more.
+    A,
+    /// 85% and more.
+    B,
+    /// 70% and more.
+    C,
+    /// 50% and more.
+    D,
+    /// Below 50%.
+    F,
+}
+
+impl Grade {
+    /// The grade of a score in percent.
+    #[must_use]
+    pub fn of(percent: f64) -> Self {
+        match percent {
+            p if p >= 95.0 => Self::A,
+            p if p >= 85.0 => Self::B,
+            p if p >= 70.0 => Self::C,
+            p if p >= 50.0 => Self::D,
+            _ => Self::F,
+        }
+    }
+
+    /// The letter.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::A => "A",
+            Self::B => "B",
+            Self::C => "C",
+            Self::D => "D",
+            Self::F => "F",
+        }
+    }
+}
+
+/// The crash-resilience score: graceful answers over the invalid cases that count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// Invalid cases answered gracefully.
+    pub graceful: u64,
+    /// Invalid cases that count (accepted invalid input does not).
+    pub scored: u64,
+    /// The percentage, to one decimal, when any case counted.
+    pub percent: Option<f64>,
+    /// The letter grade of the percentage.
+    pub grade: Option<Grade>,
+}
+
+impl Score {
+    /// The score of `graceful` out of `scored`.
+    #[must_use]
+    pub fn new(graceful: u64, scored: u64) -> Self {
+        #[expect(clippy::cast_precision_loss, reason = "case counts are small")]
+        let percent =
+            (scored > 0).then(|| ((graceful as f64 * 1000.0 / scored as f64).round()) / 10.0);
+        Self { graceful, scored, percent, grade: percent.map(Grade::of) }
+    }
+
+    /// The run's score from its tools: unavailable tools are left out (their failures say
+    /// nothing about input handling).
+    #[must_use]
+    pub fn of(tools: &[ToolReport]) -> Self {
+        let (graceful, scored) = tools
+            .iter()
+            .filter(|t| t.status != ToolStatus::Unavailable)
+            .fold((0, 0), |(g, s), t| (g + t.graceful, s + t.scored));
+        Self::new(graceful, scored)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Value {
+        json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"},
+            "seed": 3,
+            "tools": [{"name": "t", "status": "tested", "cases": {"boundary": 1, "valid": 2, "invalid": 3},
+                       "graceful": 2, "scored": 3, "score": 66.7, "outcomes": {"exited": 1, "ok": 3},
+                       "elapsedSecs": 0.5}],
+            "findings": [{"tool": "t", "kind": "exited", "severity": "failure",
+                          "case": {"mode": "invalid", "mutation": "wrong-type", "pointer": "/a", "keyword": "type"},
+                          "arguments": {"a": 1, "b": [1, 2]}, "outcome": {"kind": "exited", "exit": {"code": 3, "signal": null}, "stderr": []},
+                          "message": "m", "minimalArguments": {"a": 1}, "flaky": false, "evidence": {"stderr": ["x"]}}],
+            "score": {"graceful": 2, "scored": 3, "percent": 66.7, "grade": "D"},
+            "restarts": 1, "calls": 6, "durationSecs": 0.25, "stopped": "time budget", "fromTheFuture": true
+        })
+    }
+
+    #[test]
+    fn a_report_read_back_writes_the_same_document() {
+        let report: Report = serde_json::from_value(sample()).expect("reads");
+        assert_eq!(serde_json::to_value(&report).expect("writes"), sample());
+        let f = &report.findings[0];
+        assert_eq!(f.smallest_arguments().map(Map::len), Some(1), "the shrunk arguments win");
+        assert_eq!(f.identity().kind, FindingKind::Exited);
+        assert_eq!(report.failures(), 1);
+        assert_eq!(report.tested(), 1);
+        assert!(!report.is_empty_shard());
+    }
+
+    #[test]
+    fn baselined_failures_do_not_fail_the_run() {
+        let mut report: Report = serde_json::from_value(sample()).expect("reads");
+        report.findings[0].baselined = true;
+        assert_eq!(report.failures(), 0);
+        assert_eq!(
+            serde_json::to_value(&report).expect("writes")["findings"][0]["baselined"],
+            true
+        );
+    }
+
+    #[test]
+    fn the_score_leaves_unavailable_tools_out() {
+        let tool = |status, graceful, scored| ToolReport {
+            status,
+            graceful,
+            scored,
+            ..ToolReport::new("t")
+        };
+        let s = Score::of(&[
+            tool(ToolStatus::Tested, 2, 3),
+            tool(ToolStatus::Unavailable, 0, 5),
+            tool(ToolStatus::GaveUp, 0, 1),
+        ]);
+        assert_eq!((s.graceful, s.scored, s.percent, s.grade), (2, 4, Some(50.0), Some(Grade::D)));
+        assert_eq!(Score::of(&[tool(ToolStatus::Skipped, 0, 0)]).percent, None);
+        assert_eq!(Score::new(1, 3).percent, Some(33.3));
+        assert_eq!(
+            [Grade::of(100.0), Grade::of(90.0), Grade::of(10.0)],
+            [Grade::A, Grade::B, Grade::F]
+        );
+    }
+}

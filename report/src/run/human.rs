@@ -1,0 +1,181 @@
+//! The one-screen human summary of a run: a per-tool table (tabled), then each finding with its
+//! arguments, outcome and a one-line replay command, then the score.
+
+use super::replay::replay_line;
+use crate::text::clip;
+use mcp_fuzz_engine::classify::Outcome;
+use mcp_fuzz_engine::finding::{Severity, ToolStatus};
+use mcp_fuzz_engine::report::{Finding, Report};
+use serde_json::Value;
+use std::fmt::Write as _;
+use tabled::builder::Builder;
+use tabled::settings::Style;
+
+/// The summary, ending in a newline.
+#[must_use]
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "mcp-fuzz {}: {} {} (protocol {}), seed {}{}\n",
+        r.tool_version,
+        r.server.name.as_deref().unwrap_or("(unnamed server)"),
+        r.server.version.as_deref().unwrap_or(""),
+        r.server.protocol_version.as_deref().unwrap_or("?"),
+        r.seed,
+        r.partition.as_deref().map_or(String::new(), |p| format!(", partition {p}")),
+    );
+    s.push_str(&tool_table(r));
+    let shown: Vec<&Finding> =
+        r.findings.iter().filter(|f| f.severity != Severity::Info && !f.baselined).collect();
+    let infos = r.findings.iter().filter(|f| f.severity == Severity::Info && !f.baselined).count();
+    let known = r.findings.iter().filter(|f| f.baselined).count();
+    let mut hidden = Vec::new();
+    if infos > 0 {
+        hidden.push(format!("{infos} info not shown"));
+    }
+    if known > 0 {
+        hidden.push(format!("{known} baselined not shown"));
+    }
+    let _ = writeln!(
+        s,
+        "\nFindings: {} ({} failures{})",
+        shown.len(),
+        r.failures(),
+        if hidden.is_empty() { String::new() } else { format!(", {}", hidden.join(", ")) }
+    );
+    for f in shown {
+        finding(&mut s, r, f);
+    }
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(
+            s,
+            "\nBaseline {}: {} known, {} new, {} stale",
+            b.file,
+            b.known,
+            b.new,
+            b.stale.len()
+        );
+        for id in &b.stale {
+            let _ = writeln!(
+                s,
+                "  stale: {} {}{} (no longer occurs; --update-baseline drops it)",
+                id.tool.as_deref().unwrap_or("server"),
+                id.kind,
+                match (&id.mutation, &id.pointer) {
+                    (Some(m), Some(p)) =>
+                        format!(" ({m} at `{}`)", if p.is_empty() { "/" } else { p }),
+                    _ => String::new(),
+                }
+            );
+        }
+    }
+    let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
+        format!(
+            "{p:.1}% ({}): {} of {} invalid cases handled gracefully",
+            r.score.grade.map_or("?", |g| g.as_str()),
+            r.score.graceful,
+            r.score.scored
+        )
+    });
+    let _ = writeln!(s, "\nCrash-resilience score: {score}");
+    let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
+    if let Some(why) = &r.stopped {
+        let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
+    }
+    s
+}
+
+/// The per-tool table.
+#[must_use]
+pub fn tool_table(r: &Report) -> String {
+    let mut b = Builder::default();
+    b.push_record(["TOOL", "STATUS", "CASES", "INVALID", "GRACEFUL", "SCORE", "FINDINGS", "NOTE"]);
+    for t in &r.tools {
+        let called = t.status.was_called();
+        let count = |n: u64| if called { n.to_string() } else { "-".into() };
+        let findings = r
+            .findings
+            .iter()
+            .filter(|f| f.tool.as_deref() == Some(t.name.as_str()) && f.severity != Severity::Info)
+            .count();
+        b.push_record([
+            t.name.clone(),
+            t.status.to_string(),
+            count(t.total_cases()),
+            count(t.cases.invalid),
+            count(t.graceful),
+            t.score.map_or("-".into(), |p| format!("{p:.1}%")),
+            findings.to_string(),
+            if t.status == ToolStatus::Tested {
+                String::new()
+            } else {
+                t.reason.clone().unwrap_or_default()
+            },
+        ]);
+    }
+    let mut table = b.build();
+    table.with(Style::rounded());
+    format!("{table}\n")
+}
+
+fn finding(s: &mut String, r: &Report, f: &Finding) {
+    let tool = f.tool.as_deref().unwrap_or("server");
+    let _ = writeln!(s, "\n  [{}] {tool}: {} - {}", f.severity, f.kind, f.message);
+    if let Some(c) = &f.case {
+        let _ = writeln!(s, "      case: {}", super::case_text(c));
+    }
+    if let Some(a) = &f.arguments {
+        let _ = writeln!(s, "      arguments: {}", Value::Object(a.clone()));
+    }
+    let minimal = f.smallest_arguments();
+    if let Some(m) = minimal.filter(|m| Some(*m) != f.arguments.as_ref()) {
+        let _ = writeln!(s, "      minimal:   {}", Value::Object(m.clone()));
+    }
+    if let Some(o) = &f.outcome {
+        let _ = writeln!(s, "      outcome: {}", outcome_line(o));
+        if let Outcome::Exited { stderr, .. } = o {
+            for line in &stderr[stderr.len().saturating_sub(3)..] {
+                let _ = writeln!(s, "      stderr: {line}");
+            }
+        }
+    }
+    if let Some(flaky) = f.flaky {
+        let _ = writeln!(
+            s,
+            "      {}",
+            if flaky {
+                "flaky: it did not fail on every re-run"
+            } else {
+                "deterministic: it failed on every re-run"
+            }
+        );
+    }
+    if let (Some(tool), Some(a)) = (&f.tool, minimal) {
+        let _ = writeln!(s, "      replay: {}", replay_line(&r.target, tool, a));
+    }
+}
+
+/// The outcome on one line: its kind and each detail, clipped (`exited (exit status 3)`).
+#[must_use]
+pub fn outcome_line(o: &Outcome) -> String {
+    let value = serde_json::to_value(o).unwrap_or(Value::Null);
+    let detail = match &value {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(k, _)| *k != "kind" && *k != "stderr")
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}: {}", clip(s.lines().next().unwrap_or(""))),
+                Value::Object(e) if k == "exit" => match (e.get("code"), e.get("signal")) {
+                    (Some(c), _) if !c.is_null() => format!("exit status {c}"),
+                    (_, Some(sig)) if !sig.is_null() => format!("killed by signal {sig}"),
+                    _ => "exit status unknown".into(),
+                },
+                other => format!("{k}: {}", clip(&other.to_string())),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    };
+    if detail.is_empty() { o.kind().to_owned() } else { format!("{} ({detail})", o.kind()) }
+}

@@ -1,0 +1,255 @@
+//! The run report as Markdown for a PR comment or a CI job summary: the score, a per-tool table,
+//! then every finding as a ready-to-paste bug report (what was called, what came back, what was
+//! expected, the minimal arguments, how to reproduce).
+
+use super::human::outcome_line;
+use super::replay::replay_line;
+use crate::writers::markdown::{code_block, code_span, details, table, text};
+use mcp_fuzz_engine::finding::{Severity, ToolStatus};
+use mcp_fuzz_engine::report::{Finding, Report};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Findings written out as full bug reports; the rest get a table row each, so a large run stays
+/// within a PR comment's size limit (65,536 characters on GitHub).
+pub const MAX_BUG_REPORTS: usize = 20;
+
+/// The document, ending in a newline.
+#[must_use]
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    let server = format!(
+        "{} {}",
+        r.server.name.as_deref().unwrap_or("(unnamed server)"),
+        r.server.version.as_deref().unwrap_or("")
+    );
+    let _ = writeln!(s, "## mcp-fuzz report: {}\n", text(server.trim()));
+    let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
+        format!(
+            "**{p:.1}% ({})**: {} of {} invalid cases handled gracefully",
+            r.score.grade.map_or("?", |g| g.as_str()),
+            r.score.graceful,
+            r.score.scored
+        )
+    });
+    let _ = writeln!(s, "- Crash-resilience score: {score}");
+    let _ = writeln!(s, "- Failures: **{}**", r.failures());
+    let _ = writeln!(
+        s,
+        "- Seed {}, {} calls, {} restarts, {:.1}s, mcp-fuzz {}{}",
+        r.seed,
+        r.calls,
+        r.restarts,
+        r.duration_secs,
+        text(&r.tool_version),
+        r.partition.as_deref().map_or(String::new(), |p| format!(", partition {}", code_span(p)))
+    );
+    if let Some(b) = &r.baseline {
+        let _ = writeln!(
+            s,
+            "- Baseline {}: {} known, {} new, {} stale",
+            code_span(&b.file),
+            b.known,
+            b.new,
+            b.stale.len()
+        );
+    }
+    s.push_str("\n### Tools\n\n");
+    let rows: Vec<Vec<String>> = r
+        .tools
+        .iter()
+        .map(|t| {
+            let called = t.status.was_called();
+            vec![
+                code_span(&t.name),
+                text(t.status.as_str()),
+                if called { t.total_cases().to_string() } else { "-".into() },
+                if called { format!("{}/{}", t.graceful, t.cases.invalid) } else { "-".into() },
+                t.score.map_or("-".into(), |p| format!("{p:.1}%")),
+                if t.status == ToolStatus::Tested {
+                    String::new()
+                } else {
+                    text(t.reason.as_deref().unwrap_or(""))
+                },
+            ]
+        })
+        .collect();
+    s.push_str(&table(&["Tool", "Status", "Cases", "Graceful/invalid", "Score", "Note"], &rows));
+    let main: Vec<&Finding> =
+        r.findings.iter().filter(|f| f.severity != Severity::Info && !f.baselined).collect();
+    let _ = writeln!(s, "\n### Findings ({})\n", main.len());
+    if main.is_empty() {
+        s.push_str("No new findings.\n");
+    }
+    for (i, f) in main.iter().take(MAX_BUG_REPORTS).enumerate() {
+        bug_report(&mut s, r, i + 1, f);
+    }
+    if main.len() > MAX_BUG_REPORTS {
+        let rows: Vec<Vec<String>> =
+            main[MAX_BUG_REPORTS..].iter().map(|f| summary_row(f)).collect();
+        let _ = writeln!(
+            s,
+            "{} more findings, in brief (the JSON report has them in full):\n",
+            rows.len()
+        );
+        s.push_str(&table(&["Tool", "Kind", "Message"], &rows));
+    }
+    let infos: Vec<&Finding> =
+        r.findings.iter().filter(|f| f.severity == Severity::Info && !f.baselined).collect();
+    if !infos.is_empty() {
+        let rows: Vec<Vec<String>> = infos.iter().map(|f| summary_row(f)).collect();
+        let body = table(&["Tool", "Kind", "Message"], &rows);
+        s.push('\n');
+        s.push_str(&details(
+            &format!("{} info findings (may be false positives)", infos.len()),
+            &body,
+        ));
+    }
+    let known: Vec<&Finding> = r.findings.iter().filter(|f| f.baselined).collect();
+    if !known.is_empty() {
+        let rows: Vec<Vec<String>> = known
+            .iter()
+            .map(|f| {
+                vec![
+                    code_span(f.tool.as_deref().unwrap_or("server")),
+                    text(f.kind.as_str()),
+                    text(&f.message),
+                ]
+            })
+            .collect();
+        s.push('\n');
+        s.push_str(&details(
+            &format!("{} baselined findings (known, not failing the run)", known.len()),
+            &table(&["Tool", "Kind", "Message"], &rows),
+        ));
+    }
+    if let Some(b) = r.baseline.as_ref().filter(|b| !b.stale.is_empty()) {
+        let rows: Vec<Vec<String>> = b
+            .stale
+            .iter()
+            .map(|id| {
+                vec![
+                    code_span(id.tool.as_deref().unwrap_or("server")),
+                    text(id.kind.as_str()),
+                    id.mutation.as_deref().map_or(String::new(), text),
+                    id.pointer.as_deref().map_or(String::new(), code_span),
+                ]
+            })
+            .collect();
+        let _ = writeln!(s, "\n### Stale baseline entries ({})\n", b.stale.len());
+        s.push_str("These baselined findings no longer occur; `--update-baseline` drops them.\n\n");
+        s.push_str(&table(&["Tool", "Kind", "Mutation", "Pointer"], &rows));
+    }
+    s
+}
+
+fn summary_row(f: &Finding) -> Vec<String> {
+    vec![code_span(f.tool.as_deref().unwrap_or("server")), text(f.kind.as_str()), text(&f.message)]
+}
+
+fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
+    let tool = f.tool.as_deref().unwrap_or("server");
+    let _ = writeln!(
+        s,
+        "#### {n}. {}: {} ({})\n",
+        code_span(tool),
+        text(f.kind.as_str()),
+        text(f.severity.as_str())
+    );
+    let _ = writeln!(s, "{}\n", text(&f.message));
+    if let Some(c) = &f.case {
+        let keyword =
+            c.keyword.as_deref().map_or(String::new(), |k| format!(", keyword {}", code_span(k)));
+        let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&super::case_text(c)));
+    }
+    if let Some(a) = &f.arguments {
+        let _ =
+            writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(tool));
+        s.push_str(&code_block("json", &pretty(&Value::Object(a.clone()))));
+        s.push('\n');
+    }
+    if let Some(o) = &f.outcome {
+        let _ = writeln!(s, "**What came back:** {}\n", text(&outcome_line(o)));
+        s.push_str(&code_block("json", &pretty(&serde_json::to_value(o).unwrap_or(Value::Null))));
+        s.push('\n');
+    }
+    let _ = writeln!(s, "**What was expected:** {}\n", text(f.kind.rule().expected));
+    if let Some(m) = f.smallest_arguments() {
+        if f.minimal_arguments.is_some() {
+            s.push_str("**Minimal arguments** (shrunk):\n\n");
+        } else {
+            s.push_str("**Minimal arguments:** not shrunk; the arguments above\n\n");
+        }
+        s.push_str(&code_block("json", &pretty(&Value::Object(m.clone()))));
+        s.push('\n');
+        if let Some(flaky) = f.flaky {
+            let _ = writeln!(
+                s,
+                "**Deterministic:** {}\n",
+                if flaky {
+                    "no, it did not fail on every re-run (flaky)"
+                } else {
+                    "yes, it failed on every re-run"
+                }
+            );
+        }
+        if let Some(t) = &f.tool {
+            s.push_str("**Reproduce:**\n\n");
+            s.push_str(&code_block("sh", &replay_line(&r.target, t, m)));
+            s.push('\n');
+        }
+    }
+    let _ = writeln!(s, "**Fix:** {}\n", text(f.kind.rule().help));
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(findings: usize, tool: &str) -> Report {
+        let f: Vec<Value> = (0..findings)
+            .map(|i| {
+                json!({"tool": tool, "kind": "exited", "severity": "failure",
+                    "case": {"mode": "invalid", "mutation": "wrong-type", "pointer": format!("/p{i}")},
+                    "arguments": {"x": "```\n| <b>"}, "outcome": {"kind": "exited", "exit": {"code": 3, "signal": null}, "stderr": []},
+                    "message": format!("died {i} | *loud*")})
+            })
+            .collect();
+        serde_json::from_value(json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"}, "seed": 0,
+            "tools": [{"name": tool, "status": "tested", "cases": {"boundary": 0, "valid": 0, "invalid": 1},
+                       "graceful": 0, "scored": 1, "score": 0.0, "outcomes": {}}],
+            "findings": f,
+            "score": {"graceful": 0, "scored": 1, "percent": 0.0, "grade": "F"},
+            "restarts": 0, "calls": 1, "durationSecs": 0.1
+        }))
+        .expect("doc")
+    }
+
+    #[test]
+    fn hostile_names_and_values_stay_inert() {
+        let md = render(&doc(1, "a|b`<script>"));
+        // In the table the pipe is escaped (GFM un-escapes it inside the code span).
+        assert!(md.contains("| ``a\\|b`<script>`` | tested |"), "{md}");
+        // In a heading the name is a code span: inert, no HTML.
+        assert!(md.contains("#### 1. ``a|b`<script>``: exited (failure)"), "{md}");
+        // The argument with a fence inside sits in a longer fence.
+        assert!(md.contains("````json\n{\n  \"x\": \"```\\n| <b>\"\n}\n````"), "{md}");
+        assert!(md.contains("died 0 \\| \\*loud\\*"), "{md}");
+    }
+
+    #[test]
+    fn many_findings_are_summarised_after_the_first_reports() {
+        let md = render(&doc(MAX_BUG_REPORTS + 5, "t"));
+        assert_eq!(md.matches("**What was expected:**").count(), MAX_BUG_REPORTS);
+        assert!(md.contains("5 more findings, in brief"), "{md}");
+        assert!(md.contains(&format!("died {} ", MAX_BUG_REPORTS + 4)));
+    }
+}

@@ -1,0 +1,51 @@
+//! The run document: the engine's [`Report`] in every format, a baseline applied to it, shard
+//! merging and the replay line of a finding.
+
+pub mod baseline;
+mod human;
+mod junit;
+mod markdown;
+pub mod merge;
+pub mod replay;
+mod sarif;
+
+use crate::Format;
+use mcp_fuzz_engine::plan::{CaseLabel, Mode};
+use mcp_fuzz_engine::report::Report;
+
+pub use human::outcome_line;
+pub use markdown::MAX_BUG_REPORTS;
+
+/// The document in `format`.
+#[must_use]
+pub fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Human => human::render(report),
+        Format::Json => json(report),
+        Format::Junit => junit::render(report),
+        Format::Sarif => crate::pretty(&sarif::render(report)),
+        Format::Markdown => markdown::render(report),
+    }
+}
+
+/// The JSON report, pretty, with a final newline.
+///
+/// # Panics
+/// Never: a report is plain data.
+#[must_use]
+pub fn json(report: &Report) -> String {
+    crate::pretty(&serde_json::to_value(report).expect("the report serialises"))
+}
+
+/// How a case was made, in words: the mutation and where, else the mode.
+fn case_text(c: &CaseLabel) -> String {
+    match (&c.mutation, &c.pointer) {
+        (Some(m), Some(p)) => format!("{m} at `{}`", if p.is_empty() { "/" } else { p }),
+        _ => match c.mode {
+            Mode::Boundary => "boundary",
+            Mode::Valid => "valid",
+            Mode::Invalid => "invalid",
+        }
+        .to_owned(),
+    }
+}

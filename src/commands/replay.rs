@@ -1,0 +1,84 @@
+//! `mcp-fuzz replay CASE.json`: re-run a case file's minimal arguments and say whether the bug is
+//! still there (exit 1) or fixed (exit 0): the regression test for a fix.
+
+use crate::cli::ReplayArgs;
+use crate::errors::CliError;
+use crate::exit_code;
+use crate::output::write_stdout;
+use crate::{config, session};
+use mcp_fuzz_engine::case_file::{CASE_VERSION, CaseFile};
+use mcp_fuzz_engine::client::Target;
+use serde_json::json;
+
+/// `mcp-fuzz replay`.
+pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
+    let case = load(args)?;
+    let target = if config::names_a_server(&args.target) {
+        config::target(&args.target)?
+    } else {
+        let mut t = case.recorded_target().ok_or_else(|| {
+            CliError::Usage(format!(
+                "{} records no server that can be started again; give one after `--` or with --http URL",
+                args.case.display()
+            ))
+        })?;
+        // --env, --inherit-env and --cwd still apply to the recorded command (its environment
+        // values were redacted when it was recorded).
+        if let Target::Stdio { env, inherit_env, cwd, .. } = &mut t {
+            *env = config::env_pairs(&args.target)?;
+            *inherit_env |= args.target.inherit_env;
+            if args.target.cwd.is_some() {
+                cwd.clone_from(&args.target.cwd);
+            }
+        }
+        t
+    };
+    let spec = config::server_with(&args.target, target)?;
+    let outcome = session::block_on(async {
+        case.replay(&spec).await.map_err(|e| session::start_error(&e, &spec.target).into())
+    })?;
+    let same = case.signature.matches(&outcome);
+    let fails = outcome.fails(case.case.mode.is_valid());
+    let verdict = match (same, fails) {
+        (true, _) => "still-fails",
+        (false, true) => "fails-differently",
+        (false, false) => "passes",
+    };
+    let doc = json!({
+        "tool": case.tool,
+        "arguments": case.minimal_arguments,
+        "expected": case.signature,
+        "outcome": outcome,
+        "verdict": verdict,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("a replay result serialises");
+    text.push('\n');
+    write_stdout(&text)?;
+    Ok(if fails { exit_code::FINDINGS } else { exit_code::SUCCESS })
+}
+
+/// Reads and checks the case file.
+fn load(args: &ReplayArgs) -> Result<CaseFile, CliError> {
+    let text = std::fs::read_to_string(&args.case).map_err(|e| {
+        CliError::Usage(format!(
+            "cannot read the case file {}: {e}; pass a file written by `mcp-fuzz run --artifacts DIR`",
+            args.case.display()
+        ))
+    })?;
+    let version = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("caseVersion").and_then(serde_json::Value::as_u64));
+    if version.is_some_and(|v| v != u64::from(CASE_VERSION)) {
+        return Err(CliError::Usage(format!(
+            "{} is a version {} case file; this mcp-fuzz reads version {CASE_VERSION}",
+            args.case.display(),
+            version.unwrap_or_default()
+        )));
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        CliError::Usage(format!(
+            "{} is not an mcp-fuzz case file: {e}; pass a file written by `mcp-fuzz run --artifacts DIR`",
+            args.case.display()
+        ))
+    })
+}

@@ -1,0 +1,120 @@
+//! `mcp-fuzz run` (the default command): resolve the flags, drive the engine, write case files,
+//! apply the baseline, render every requested format and pick the exit code.
+
+use crate::cli::RunArgs;
+use crate::errors::CliError;
+use crate::exit_code;
+use crate::output::{OutputPlan, write_atomically};
+use crate::{config, input, session};
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
+use mcp_fuzz_engine::case_file::CaseFile;
+use mcp_fuzz_engine::config::RunConfig;
+use mcp_fuzz_engine::finding::Identity;
+use mcp_fuzz_engine::report::Report;
+use mcp_fuzz_engine::run::{Progress, RunError, run as run_campaign};
+use mcp_fuzz_report::baseline::Baseline;
+use mcp_fuzz_report::run::{baseline, render};
+use std::io::IsTerminal as _;
+use std::path::Path;
+
+/// `mcp-fuzz run`.
+pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
+    let plan = OutputPlan::resolve(&args.output)?;
+    // Read the baseline first: a bad file is a usage error before any server is started.
+    let known =
+        args.baseline.as_deref().map(|p| load_baseline(p, args.update_baseline)).transpose()?;
+    let cfg = config::run(args)?;
+    let bar = progress_bar(plan.stdout_is_machine());
+    // A test hook: panic once this many cases have run, to check that a panic leaves no server
+    // behind (`tests/integration/run.rs`). Not part of the interface.
+    let panic_after =
+        std::env::var("__MCP_FUZZ_TEST_PANIC_AFTER_CASES").ok().and_then(|v| v.parse::<u64>().ok());
+    let outcome = session::block_on(async {
+        Ok(run_campaign(&cfg, |p| {
+            assert!(
+                panic_after.is_none_or(|n| p.done < n),
+                "__MCP_FUZZ_TEST_PANIC_AFTER_CASES reached"
+            );
+            show_progress(bar.as_ref(), p);
+        })
+        .await)
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let mut report = match outcome? {
+        Ok(r) => r,
+        Err(RunError::Connect(e)) => {
+            return Err(session::start_error(&e, &cfg.server.target).into());
+        }
+        Err(e) => return Err(CliError::ServerStart(format!("{e}")).into()),
+    };
+    if let Some(dir) = &args.artifacts {
+        write_case_files(dir, &report, &cfg)?;
+    }
+    if let (Some(b), Some(path)) = (&known, &args.baseline) {
+        baseline::apply(b, &mut report, &path.display().to_string());
+    }
+    plan.emit(|f| render(&report, f))?;
+    if let (true, Some(b), Some(path)) = (args.update_baseline, &known, &args.baseline) {
+        write_atomically(path, &baseline::updated(b, &report).to_bytes())?;
+    }
+    Ok(exit_code::of_run(&report, args.fail_under))
+}
+
+/// Reads `--baseline FILE`; a missing file is an empty baseline for `--update-baseline`.
+fn load_baseline(path: &Path, may_be_missing: bool) -> Result<Baseline<Identity>, CliError> {
+    let origin = format!("baseline {}", path.display());
+    let text = if may_be_missing {
+        input::read_optional(path, &origin)?
+    } else {
+        Some(input::read(path, &origin)?)
+    };
+    match text {
+        None => Ok(Baseline::default()),
+        Some(t) => Baseline::parse(&t, &path.display().to_string())
+            .map_err(|e| CliError::Usage(e.to_string())),
+    }
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and stdout is not a machine format.
+fn progress_bar(stdout_is_machine: bool) -> Option<ProgressBar> {
+    if stdout_is_machine || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(0);
+    let style = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cases, {msg}",
+    )
+    .expect("the progress template is valid");
+    bar.set_style(style);
+    Some(bar)
+}
+
+fn show_progress(bar: Option<&ProgressBar>, p: Progress) {
+    if let Some(b) = bar {
+        b.set_length(p.planned);
+        b.set_position(p.done);
+        b.set_message(format!("{} findings, {} restarts", p.findings, p.restarts));
+    }
+}
+
+/// One case file per failure finding, written atomically into `dir` (created if missing).
+fn write_case_files(dir: &Path, report: &Report, cfg: &RunConfig) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "failed to create the --artifacts directory {}; check the path and its permissions",
+            dir.display()
+        )
+    })?;
+    for f in &report.findings {
+        let timeout = cfg.server.timeout.as_secs_f64();
+        if let Some(case) = CaseFile::from_finding(report, f, &cfg.server.target, timeout) {
+            let bytes =
+                serde_json::to_vec_pretty(&case).context("failed to serialise a case file")?;
+            write_atomically(&dir.join(case.file_name()), &bytes)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,165 @@
+//! Reading the files a command is given (`-` is standard input): schemas, captures, snapshots,
+//! baselines, reports; how messages name them; and picking one tool out of a capture.
+
+use crate::errors::CliError;
+use mcp_fuzz_compat::capture::{Capture, Tool, parse_capture};
+use serde_json::Value;
+use std::fmt;
+use std::io;
+use std::path::Path;
+
+/// How many tool names an error lists before summarising the rest.
+///
+/// Why: some servers list hundreds of tools (`@azure/mcp` has 235); the full list would bury the
+/// message.
+const LISTED_NAMES: usize = 50;
+
+/// How messages name an input path.
+pub fn origin(path: &Path) -> String {
+    if is_stdin(path) { "standard input".to_owned() } else { format!("`{}`", path.display()) }
+}
+
+fn is_stdin(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// The text of `path` (`-`: standard input); `origin` names it in the error.
+pub fn read(path: &Path, origin: &str) -> Result<String, CliError> {
+    let text = if is_stdin(path) {
+        io::read_to_string(io::stdin().lock())
+    } else {
+        std::fs::read_to_string(path)
+    };
+    text.map_err(|error| CliError::Read { origin: origin.to_owned(), error })
+}
+
+/// The text of `path`, or `None` when it does not exist (a first `--update-baseline`).
+pub fn read_optional(path: &Path, origin: &str) -> Result<Option<String>, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(CliError::Read { origin: origin.to_owned(), error }),
+    }
+}
+
+/// A saved `tools/list` answer in any shape `compat::capture` reads, with its origin.
+pub fn read_capture(path: &Path) -> Result<(Capture, String), CliError> {
+    let origin = origin(path);
+    let text = read(path, &origin)?;
+    let capture = parse_capture(&text)
+        .map_err(|error| CliError::Capture { origin: origin.clone(), error })?;
+    Ok((capture, origin))
+}
+
+/// A `--schema FILE`: one JSON Schema, not a capture or a tool. Returns it with its origin.
+pub fn read_schema(path: &Path) -> Result<(Value, String), CliError> {
+    let origin = origin(path);
+    let text = read(path, &origin)?;
+    let schema: Value = serde_json::from_str(&text)
+        .map_err(|error| CliError::SchemaJson { origin: origin.clone(), error })?;
+    if let Some(what) = capture_like(&schema) {
+        return Err(CliError::SchemaIsCapture { origin, what });
+    }
+    Ok((schema, origin))
+}
+
+/// Whether a `--schema` document is really a tools/list capture or a tool (a common mix-up).
+///
+/// Only documents with none of the usual schema keywords are flagged, so a schema that happens to
+/// have a `tools` property is still read as a schema.
+fn capture_like(document: &Value) -> Option<&'static str> {
+    let object = document.as_object()?;
+    let schema_keys = ["$schema", "type", "properties", "$ref", "anyOf", "oneOf", "allOf", "enum"];
+    if schema_keys.iter().any(|key| object.contains_key(*key)) {
+        return None;
+    }
+    if object.contains_key("jsonrpc") || object.get("tools").is_some_and(Value::is_array) {
+        Some("a tools/list capture")
+    } else if object.contains_key("inputSchema") && object.contains_key("name") {
+        Some("a tool")
+    } else {
+        None
+    }
+}
+
+/// The tool named by `--tool`, or the only tool of the capture.
+pub fn select(tools: Vec<Tool>, name: Option<&str>, origin: &str) -> Result<Tool, CliError> {
+    if tools.is_empty() {
+        return Err(CliError::NoTools { origin: origin.to_owned() });
+    }
+    match name {
+        Some(name) => match tools.iter().position(|tool| tool.name == name) {
+            Some(index) => Ok(tools.into_iter().nth(index).expect("index from position")),
+            None => Err(CliError::UnknownTool {
+                origin: origin.to_owned(),
+                name: name.to_owned(),
+                available: ToolNames(&tools).to_string(),
+            }),
+        },
+        None if tools.len() == 1 => Ok(tools.into_iter().next().expect("exactly one tool")),
+        None => Err(CliError::ToolRequired {
+            origin: origin.to_owned(),
+            count: tools.len(),
+            available: ToolNames(&tools).to_string(),
+        }),
+    }
+}
+
+/// "a, b, c" (at most [`LISTED_NAMES`], then a count).
+struct ToolNames<'a>(&'a [Tool]);
+
+impl fmt::Display for ToolNames<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, tool) in self.0.iter().take(LISTED_NAMES).enumerate() {
+            if index > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(&tool.name)?;
+        }
+        if self.0.len() > LISTED_NAMES {
+            write!(f, " and {} more", self.0.len() - LISTED_NAMES)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Tool {
+        Tool {
+            name: name.to_owned(),
+            input_schema: Some(json!({})),
+            output_schema: None,
+            raw: json!({"name": name}),
+        }
+    }
+
+    #[test]
+    fn select_picks_the_only_tool_or_the_named_one_and_errors_list_the_names() {
+        assert_eq!(select(vec![tool("a")], None, "f").expect("one tool").name, "a");
+        let tools = vec![tool("a"), tool("b")];
+        assert_eq!(select(tools, Some("b"), "f").expect("named").name, "b");
+        let message = select(vec![tool("a"), tool("b")], None, "`f`").expect_err("ambiguous");
+        assert_eq!(message.to_string(), "`f` lists 2 tools; choose one with --tool NAME: a, b");
+        let message = select(vec![tool("a")], Some("z"), "`f`").expect_err("unknown");
+        assert_eq!(message.to_string(), "`f` has no tool named `z`; available: a");
+        assert!(matches!(select(vec![], Some("a"), "f"), Err(CliError::NoTools { .. })));
+        let tools: Vec<Tool> = (0..60).map(|i| tool(&format!("t{i}"))).collect();
+        assert!(ToolNames(&tools).to_string().ends_with("t49 and 10 more"));
+    }
+
+    #[test]
+    fn captures_passed_as_schemas_are_caught() {
+        assert_eq!(capture_like(&json!({"tools": []})), Some("a tools/list capture"));
+        assert_eq!(
+            capture_like(&json!({"jsonrpc": "2.0", "result": {}})),
+            Some("a tools/list capture")
+        );
+        assert_eq!(capture_like(&json!({"name": "x", "inputSchema": {}})), Some("a tool"));
+        assert_eq!(capture_like(&json!({"type": "object", "tools": []})), None);
+        assert_eq!(capture_like(&json!(true)), None);
+    }
+}

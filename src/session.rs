@@ -1,0 +1,56 @@
+//! The life of a command that talks to a server: an async runtime, Ctrl-C, the error of a server
+//! that will not start, and closing it.
+//!
+//! Every command that starts a server runs its work through [`block_on`]: on Ctrl-C the work is
+//! dropped, which drops its connections, which kills each server's process group (the server
+//! lives in a group of its own and does not get the terminal's SIGINT), and the command exits
+//! 130.
+
+use crate::errors::CliError;
+use anyhow::Context as _;
+use mcp_fuzz_engine::client::{ConnectError, Target};
+use mcp_fuzz_engine::server::{Instance, ServerSpec};
+use std::fmt::Write as _;
+use std::future::Future;
+
+/// Runs `work` to completion on a fresh single-threaded runtime, or stops it on Ctrl-C.
+///
+/// # Errors
+/// `work`'s error, [`CliError::Interrupted`] on Ctrl-C, or a runtime that cannot start.
+pub fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    runtime.block_on(async {
+        tokio::select! {
+            r = work => r,
+            _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted.into()),
+        }
+    })
+}
+
+/// Starts the server and completes the handshake.
+///
+/// # Errors
+/// [`CliError::ServerStart`] with what happened and the server's last stderr lines or advice.
+pub async fn start(spec: &ServerSpec) -> Result<Instance<'_>, CliError> {
+    Instance::start(spec).await.map_err(|e| start_error(&e, &spec.target))
+}
+
+/// The error for a server that did not start: what happened, its last stderr lines or advice.
+pub fn start_error(e: &ConnectError, target: &Target) -> CliError {
+    let tail = e.stderr_tail();
+    let mut msg = format!("{e}");
+    if tail.is_empty() {
+        msg.push_str(match target {
+            Target::Stdio { .. } => "; check the command and that it speaks MCP over stdio",
+            Target::Http { .. } => {
+                "; check the URL, that the server is up, and the --header values it needs"
+            }
+        });
+    } else {
+        let _ = write!(msg, "; the server's last stderr lines:\n  {}", tail.join("\n  "));
+    }
+    CliError::ServerStart(msg)
+}
