@@ -108,6 +108,10 @@ pub enum CliError {
     #[error("interrupted: the run was stopped and the server killed; no report was written")]
     Interrupted,
 
+    /// SIGTERM: the run was stopped and the server's process group killed.
+    #[error("terminated: the run was stopped and the server killed; no report was written")]
+    Terminated,
+
     /// The server could not be started or initialised.
     #[error("the server could not be started: {0}")]
     ServerStart(String),
@@ -139,6 +143,7 @@ impl CliError {
             | Self::Usage(_) => exit_code::USAGE,
             Self::ServerStart(_) => exit_code::SERVER_START,
             Self::Interrupted => exit_code::INTERRUPTED,
+            Self::Terminated => exit_code::TERMINATED,
             Self::NoTools { .. } | Self::UnknownTool { .. } => exit_code::NO_TOOLS,
             Self::CannotGenerate { .. } => exit_code::UNSATISFIABLE_SCHEMA,
         }

@@ -10,6 +10,7 @@
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
 //! |  101 | `INTERNAL_ERROR`       | A bug in mcp-fuzz (a panic): every server it started was killed.    |
 //! |  130 | `INTERRUPTED`          | Ctrl-C: the run stopped and the server's process group was killed.  |
+//! |  143 | `TERMINATED`           | SIGTERM: the same, for a cancelled CI job or `timeout`.             |
 //!
 //! A number is never reused for another meaning: new outcomes get new numbers.
 //! See: <https://github.com/nextest-rs/nextest/blob/main/nextest-metadata/src/exit_codes.rs>.
@@ -38,6 +39,9 @@ pub const INTERNAL_ERROR: u8 = 101;
 
 /// Interrupted by Ctrl-C (the shell convention: 128 + SIGINT).
 pub const INTERRUPTED: u8 = 130;
+
+/// Stopped by SIGTERM (128 + SIGTERM): a cancelled CI job, `timeout`.
+pub const TERMINATED: u8 = 143;
 
 /// The exit code of a finished run (or of merged shards): no tool tested (unless this is a shard
 /// whose share was empty: the merged report decides), findings that fail the run, or a score
@@ -68,6 +72,7 @@ mod tests {
             UNSATISFIABLE_SCHEMA,
             INTERNAL_ERROR,
             INTERRUPTED,
+            TERMINATED,
         ];
         for (i, a) in codes.iter().enumerate() {
             for b in &codes[i + 1..] {

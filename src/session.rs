@@ -1,10 +1,10 @@
 //! The life of a command that talks to a server: an async runtime, Ctrl-C, the error of a server
 //! that will not start, and closing it.
 //!
-//! Every command that starts a server runs its work through [`block_on`]: on Ctrl-C the work is
-//! dropped, which drops its connections, which kills each server's process group (the server
-//! lives in a group of its own and does not get the terminal's SIGINT), and the command exits
-//! 130.
+//! Every command that starts a server runs its work through [`block_on`]: on Ctrl-C (SIGINT) or
+//! SIGTERM the work is dropped, which drops its connections, which kills each server's process
+//! group (the server lives in a group of its own and does not get the terminal's SIGINT), and
+//! the command exits 130 (SIGINT) or 143 (SIGTERM: a CI job cancelled, `timeout`).
 
 use crate::errors::CliError;
 use anyhow::Context as _;
@@ -13,19 +13,24 @@ use mcp_fuzz_engine::server::{Instance, ServerSpec};
 use std::fmt::Write as _;
 use std::future::Future;
 
-/// Runs `work` to completion on a fresh single-threaded runtime, or stops it on Ctrl-C.
+/// Runs `work` to completion on a fresh single-threaded runtime, or stops it on SIGINT or
+/// SIGTERM.
 ///
 /// # Errors
-/// `work`'s error, [`CliError::Interrupted`] on Ctrl-C, or a runtime that cannot start.
+/// `work`'s error, [`CliError::Interrupted`] or [`CliError::Terminated`], or a runtime that
+/// cannot start.
 pub fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
     runtime.block_on(async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("failed to listen for SIGTERM")?;
         tokio::select! {
             r = work => r,
             _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted.into()),
+            _ = term.recv() => Err(CliError::Terminated.into()),
         }
     })
 }

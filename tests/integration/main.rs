@@ -16,6 +16,7 @@ mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod http;
 mod partition;
 mod run;
+mod session;
 mod snapshots;
 mod tools_list;
 mod util;

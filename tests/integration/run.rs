@@ -73,7 +73,7 @@ pub(crate) fn run_json_at(path: &std::path::Path, args: &[&str]) -> (i32, Value,
 /// A `KEY=VALUE` environment entry unique to one run: given to its server with `--env`, it is
 /// inherited by everything the server spawns, so [`assert_no_marked_leftovers`] sees that run's
 /// processes only, never a concurrent test's run of the same fixture.
-fn run_marker() -> String {
+pub(crate) fn run_marker() -> String {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     format!(
         "MCP_FUZZ_TEST_RUN={}-{}",
@@ -83,7 +83,7 @@ fn run_marker() -> String {
 }
 
 /// No process whose environment holds `marker` (a `KEY=VALUE` entry) survives the run of `path`.
-fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
+pub(crate) fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
     // The kill is asynchronous; give the kernel a moment to reap.
     for _ in 0..50 {
         let alive = std::fs::read_dir("/proc")

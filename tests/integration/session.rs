@@ -1,0 +1,81 @@
+//! Every command that starts a server stops cleanly on SIGINT (exit 130) and SIGTERM (exit 143):
+//! the server's whole process group is killed and nothing is left behind. Each command is stopped
+//! while it waits on a server that never answers (a hung call, or a handshake never answered).
+
+use crate::run::{assert_no_marked_leftovers, run_marker, server};
+use crate::util::{TempDir, command, finish};
+use serde_json::json;
+use std::time::Duration;
+
+/// Starts `mcp-fuzz ARGS` (whose server carries `marker`), sends `signal` once it is waiting on
+/// the server, and checks the exit code, the message and that no marked process survives.
+fn stopped_by(signal: &str, args: &[String], marker: &str, server_path: &std::path::Path) {
+    let child = command(args).spawn().expect("mcp-fuzz starts");
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let run = finish(child);
+    let (code, word) = if signal == "INT" { (130, "interrupted") } else { (143, "terminated") };
+    assert_eq!(run.code, code, "{args:?}: {}", run.stderr);
+    assert!(run.stderr.contains(word), "{args:?}: {}", run.stderr);
+    assert_no_marked_leftovers(marker, server_path);
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn call_stops_on_sigint_and_sigterm() {
+    let path = server("fx-hang");
+    for signal in ["INT", "TERM"] {
+        let marker = run_marker();
+        let p = path.to_str().expect("utf-8");
+        let args =
+            strings(&["call", "--tool", "wait", "--timeout", "60", "--env", &marker, "--", p]);
+        stopped_by(signal, &args, &marker, &path);
+    }
+}
+
+#[test]
+fn replay_stops_on_sigint() {
+    let path = server("fx-hang");
+    let dir = TempDir::new("replay-signal");
+    let case = dir.join("case.json");
+    let p = path.to_str().expect("utf-8");
+    std::fs::write(
+        &case,
+        json!({
+            "caseVersion": 1, "toolVersion": "0.1.0", "tool": "wait", "kind": "timeout",
+            "message": "no answer", "case": {"mode": "boundary"}, "seed": 0,
+            "arguments": {}, "minimalArguments": {}, "outcome": {"kind": "timeout"},
+            "signature": {"kind": "timeout"}, "stderr": [],
+            "target": {"transport": "stdio", "command": [p], "env": [], "inheritEnv": false, "cwd": null},
+            "timeoutSecs": 60.0
+        })
+        .to_string(),
+    )
+    .expect("case file is writable");
+    let marker = run_marker();
+    let c = case.to_str().expect("utf-8");
+    stopped_by(
+        "INT",
+        &strings(&["replay", c, "--timeout", "60", "--env", &marker]),
+        &marker,
+        &path,
+    );
+}
+
+#[test]
+fn snapshot_and_clients_stop_during_a_handshake_that_never_ends() {
+    let path = server("fx-no-init");
+    let p = path.to_str().expect("utf-8");
+    for sub in ["snapshot", "clients", "run"] {
+        let marker = run_marker();
+        let args = strings(&[sub, "--startup-timeout", "60", "--env", &marker, "--", p]);
+        stopped_by("TERM", &args, &marker, &path);
+    }
+}
