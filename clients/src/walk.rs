@@ -3,50 +3,12 @@
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
-/// Keywords whose value is a map of name to subschema.
-pub const MAP_KEYWORDS: &[&str] =
-    &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-
-/// Keywords whose value is an array of subschemas.
-pub const ARRAY_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
-
-/// Keywords whose value is one subschema.
-pub const SCHEMA_KEYWORDS: &[&str] = &[
-    "additionalProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "additionalItems",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
-
-/// Keywords that only annotate: dropping them changes no value's validity.
-pub const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "example",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$schema",
-    "$id",
-    "$anchor",
-    "contentMediaType",
-    "contentEncoding",
-];
-
-/// Appends one reference token to a JSON pointer (RFC 6901 escaping).
-#[must_use]
-pub fn push(ptr: &str, token: &str) -> String {
-    format!("{ptr}/{}", token.replace('~', "~0").replace('/', "~1"))
-}
+pub use mcp_fuzz_generators::keywords::{
+    ANNOTATIONS, SCHEMA_ARRAYS as ARRAY_KEYWORDS, SCHEMA_MAPS as MAP_KEYWORDS,
+    SCHEMA_VALUES as SCHEMA_KEYWORDS,
+};
+pub use mcp_fuzz_generators::pointer::push;
+pub use mcp_fuzz_generators::refs::resolve_local as resolve;
 
 /// The declared `type`s of a schema, or `None` when it declares none.
 #[must_use]
@@ -94,17 +56,6 @@ pub fn allows_null(schema: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-/// Resolves a local `$ref` (`#`, `#/json/pointer`) against `root`.
-#[must_use]
-pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.strip_prefix('#')?;
-    if fragment.is_empty() {
-        return Some(root);
-    }
-    let decoded = mcp_fuzz_generators::percent_decode(fragment);
-    root.pointer(&decoded)
 }
 
 /// Every direct subschema of `schema` with its pointer suffix (`/properties/a`, `/anyOf/0`).

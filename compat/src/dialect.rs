@@ -7,27 +7,8 @@
 //! `const`, `default`, `examples`) are copied untouched.
 
 use mcp_fuzz_generators::Dialect;
+use mcp_fuzz_generators::keywords::{SCHEMA_ARRAYS, SCHEMA_MAPS, SCHEMA_VALUES};
 use serde_json::{Map, Value};
-
-/// Keywords whose values are maps from names to schemas.
-const SCHEMA_MAPS: &[&str] =
-    &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-/// Keywords whose values are arrays of schemas.
-const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
-/// Keywords whose values are one schema.
-const SCHEMA_VALUES: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "additionalProperties",
-    "propertyNames",
-    "contains",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-];
 
 /// The 2020-12 form of `schema`, read in `dialect`.
 #[must_use]
@@ -138,7 +119,7 @@ fn rewrite(schema: &Value, d: Dialect) -> Value {
                 };
                 out.insert(key.to_owned(), rewritten);
             }
-            _ if SCHEMA_VALUES.contains(&key) => {
+            _ if key == "items" || SCHEMA_VALUES.contains(&key) => {
                 out.insert(key.to_owned(), rewrite(value, d));
             }
             _ => {

@@ -2,10 +2,12 @@
 
 use crate::capture::{Capture, Tool};
 use crate::dialect::to_2020_12;
-use crate::prove::{Prover, escape};
+use crate::prove::Prover;
 use crate::rules::{self, Level};
 use crate::witness::{self, Budget, Search};
 use mcp_fuzz_generators::Generator;
+use mcp_fuzz_generators::keywords::is_assertion;
+use mcp_fuzz_generators::pointer::push;
 use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
 
@@ -440,8 +442,7 @@ fn judge(
 
 /// FNV-1a of a name: a per-tool seed that does not depend on the tool's position.
 fn fnv(text: &str) -> u64 {
-    text.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    mcp_fuzz_generators::hash::fnv1a(text.as_bytes())
 }
 
 /// The descriptive changes between two schemas (both in 2020-12 form), old to new.
@@ -738,16 +739,12 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
     }
 }
 
-fn is_assertion(key: &str) -> bool {
-    !crate::prove::accepts_everything(&json!({ key: 0 }))
-}
-
 fn as_object(v: &Value) -> Option<&Map<String, Value>> {
     v.as_object()
 }
 
 fn ptr(at: &str, segment: &str) -> String {
-    format!("{at}/{}", escape(segment))
+    push(at, segment)
 }
 
 fn show_types(t: &Option<Vec<String>>) -> String {

@@ -14,6 +14,9 @@
 //!
 //! Keywords that are not assertions (annotations, unknown keywords) constrain nothing.
 
+use mcp_fuzz_generators::keywords::is_assertion;
+use mcp_fuzz_generators::pointer::push;
+use mcp_fuzz_generators::refs::resolve_local as resolve;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -29,52 +32,6 @@ pub const MAX_PROOF_STEPS: usize = 20_000;
 
 /// Nesting depth allowed in a proof; deeper schemas are not proved.
 pub const MAX_PROOF_DEPTH: usize = 64;
-
-/// Assertion keywords of 2020-12 (format is asserted, as by the oracle). Everything else is an
-/// annotation or an unknown keyword, which validates every value.
-const ASSERTIONS: &[&str] = &[
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "contains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "propertyNames",
-    "items",
-    "prefixItems",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-    "format",
-];
 
 /// Target keywords the rules only accept when the source has the identical keyword.
 const OPAQUE: &[&str] = &[
@@ -594,7 +551,7 @@ impl<'a> Prover<'a> {
             if source.v() == &Value::Bool(false) {
                 continue;
             }
-            let path = format!("{at}/{}", escape(name));
+            let path = push(at, name);
             result = self.sub(source, child(b, bo, name, matched), &path);
             if result.is_err() {
                 break;
@@ -852,7 +809,7 @@ fn without(o: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
 }
 
 fn has_assertions(o: &Map<String, Value>) -> bool {
-    o.keys().any(|k| ASSERTIONS.contains(&k.as_str()))
+    o.keys().any(|k| is_assertion(k))
 }
 
 /// Whether a schema validates every value: `true`, or an object with no assertion keyword.
@@ -913,37 +870,6 @@ pub fn refs(schema: &Value) -> Vec<&str> {
         }
     }
     out
-}
-
-/// Resolves a local `$ref` (`#` or `#/json/pointer`) within `root`.
-#[must_use]
-pub fn resolve<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if !pointer.is_empty() && !pointer.starts_with('/') {
-        return None;
-    }
-    let decoded = percent_decode(pointer)?;
-    root.pointer(&decoded)
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Merges the conjuncts of an `allOf` into one schema that is a superset of their intersection
@@ -1031,12 +957,6 @@ fn merge(parts: &[S<'_>]) -> Option<Value> {
         array_owner |= has_array_keys;
     }
     Some(Value::Object(out))
-}
-
-/// RFC 6901 escaping of one pointer segment.
-#[must_use]
-pub fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }
 
 fn show(at: &str) -> String {

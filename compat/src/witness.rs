@@ -151,7 +151,7 @@ pub fn search(
 fn graft(base: Option<&Value>, mutated: &Value, pointer: &str) -> Option<Value> {
     let base = base?.as_object()?;
     let first = pointer.strip_prefix('/')?.split('/').next()?;
-    let key = first.replace("~1", "/").replace("~0", "~");
+    let key = mcp_fuzz_generators::pointer::unescape(first);
     let mut out = base.clone();
     match mutated.get(&key) {
         Some(value) => {

@@ -148,11 +148,7 @@ impl CaseFile {
             self.case.pointer,
             self.case.fed
         );
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in identity.as_bytes() {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
         let label = self.case.mutation.clone().unwrap_or_else(|| {
             serde_json::to_value(self.case.mode)
                 .ok()

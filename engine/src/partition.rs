@@ -10,6 +10,7 @@
 //! Case seeds come from the run seed and the tool name ([`crate::plan::tool_seed`]), so a tool
 //! sees the same cases whichever shard runs it.
 
+use mcp_fuzz_generators::hash::fnv1a;
 use std::fmt;
 use std::str::FromStr;
 
@@ -86,16 +87,6 @@ impl Partition {
         };
         slot == self.shard - 1
     }
-}
-
-/// FNV-1a 64: stable across platforms and versions (unlike `DefaultHasher`).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 #[cfg(test)]

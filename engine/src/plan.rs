@@ -2,6 +2,7 @@
 //! missing-required case per required property at every depth, one wrong-type case per location,
 //! the other labelled mutations, then random valid and invalid values.
 
+use mcp_fuzz_generators::hash::Fnv1a;
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -86,12 +87,7 @@ pub const MAX_MUTATIONS: usize = 400;
 /// A per-tool seed from the run seed and the tool name (FNV-1a), stable across machines.
 #[must_use]
 pub fn tool_seed(seed: u64, tool: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for b in tool.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    Fnv1a::with_seed(seed).write(tool.as_bytes()).finish()
 }
 
 /// Plans the cases of one tool.

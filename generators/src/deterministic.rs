@@ -2,13 +2,14 @@
 //! mutations, composed location by location from the simplest values, then confirmed by the
 //! oracle at the root.
 
-use crate::build::{Builder, Mode, Strat, int_grid};
-use crate::mutate::{LocalContext, LocalMutation, static_mutations, wrong_types};
+use crate::build::mutate::{LocalContext, LocalMutation, static_mutations, wrong_types};
+use crate::build::numeric::int_grid;
+use crate::build::{Builder, Mode, Strat, simplest};
+use crate::pointer::push as push_ptr;
 use crate::schema::Types;
 use crate::shape::Conj;
-use crate::value::{self, json_eq, push_ptr};
+use crate::value::{self, json_eq};
 use crate::{Invalid, Label, Mutation};
-use proptest::strategy::{Strategy, ValueTree};
 use serde_json::{Value, json};
 
 /// Candidate values kept per location.
@@ -23,20 +24,6 @@ const PER_LOCATION: usize = 24;
 /// still covering every property's candidates.
 const MAX_VALUES: usize = 2_000;
 
-/// Simplification steps taken to reach a strategy's simplest value.
-const MAX_SIMPLIFY: usize = 1_000;
-
-/// JSON nodes materialised, summed over the simplification steps of one value.
-const SIMPLIFY_WORK: usize = 200_000;
-
-fn json_nodes(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(json_nodes).sum::<usize>(),
-        Value::Object(o) => 1 + o.values().map(json_nodes).sum::<usize>(),
-        _ => 1,
-    }
-}
-
 /// Arrays with more required items than this get no per-item boundary variants.
 ///
 /// Why: each variant copies the array; a `minItems: 10000` schema would otherwise build
@@ -45,20 +32,6 @@ const MAX_VARIANT_ITEMS: u64 = 64;
 
 /// Deepest location the deterministic walkers descend to.
 const MAX_WALK_DEPTH: u32 = 8;
-
-/// The simplest value a strategy produces: a seeded draw, simplified until it cannot be.
-pub(crate) fn simplest(s: &Strat) -> Option<Value> {
-    let mut runner = crate::seeded_runner(0);
-    let mut tree = s.new_tree(&mut runner).ok()?;
-    // Each step re-materialises the value: bound the total work, not just the steps.
-    let steps = (SIMPLIFY_WORK / json_nodes(&tree.current()).max(1)).clamp(1, MAX_SIMPLIFY);
-    for _ in 0..steps {
-        if !tree.simplify() {
-            break;
-        }
-    }
-    Some(tree.current())
-}
 
 fn simplest_at(b: &mut Builder<'_>, conj: &Conj, depth: u32, all_optional: bool) -> Option<Value> {
     let key = (conj.clone(), depth, all_optional);

@@ -29,18 +29,20 @@
 #![deny(missing_docs)]
 
 mod build;
+mod compiled;
 mod deterministic;
-mod engine;
 mod error;
 mod format;
-mod mutate;
+pub mod hash;
+pub mod keywords;
 mod pattern;
+pub mod pointer;
+pub mod refs;
 mod schema;
 mod shape;
 mod value;
 
 pub use error::{SchemaError, SchemaErrorKind};
-pub use schema::percent_decode;
 
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -352,7 +354,7 @@ fn draw_tree<T: fmt::Debug>(
 
 /// A compiled schema: the plan that strategies, boundary values and mutations are drawn from.
 pub struct Generator {
-    inner: engine::Compiled,
+    inner: compiled::Compiled,
 }
 
 impl Generator {
@@ -363,7 +365,7 @@ impl Generator {
     /// resource, nests too deep or is too large. An unsatisfiable schema still compiles: it is
     /// [`Generator::valid_strategy`] that reports it.
     pub fn compile(schema: &Value) -> Result<Self, SchemaError> {
-        engine::Compiled::new(schema).map(|inner| Self { inner })
+        compiled::Compiled::new(schema).map(|inner| Self { inner })
     }
 
     /// The dialect the schema was read in.

@@ -1,6 +1,8 @@
 //! Compiling a schema document into an arena of [`Node`]s: one per schema location, keywords
 //! parsed once, `$ref`s resolved to node ids (so recursive schemas are finite graphs).
 
+use crate::pointer::escape;
+use crate::refs::percent_decode;
 use crate::{Dialect, SchemaError, SchemaErrorKind};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -220,10 +222,6 @@ struct Compiler<'a> {
     by_ptr: HashMap<String, NodeId>,
     anchors: Option<HashMap<String, String>>,
     notes: Vec<String>,
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 fn malformed(msg: impl Into<String>, ptr: &str) -> SchemaError {
@@ -598,49 +596,8 @@ impl Compiler<'_> {
     }
 }
 
-/// Decodes the `%XX` escapes of a URI fragment (a `$ref` like `#/$defs/a%20b`); anything that is
-/// not a valid escape stays as it is. Never panics, whatever the bytes.
-#[must_use]
-pub fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_owned();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        if let Some(b) = escaped {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn percent_decoding_never_panics_and_keeps_bad_escapes() {
-        use super::percent_decode;
-        assert_eq!(percent_decode("/a%20b"), "/a b");
-        assert_eq!(percent_decode("/%25"), "/%");
-        assert_eq!(
-            percent_decode("%a\u{e9}"),
-            "%a\u{e9}",
-            "an escape cut by a multibyte character"
-        );
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("%C3%A9"), "\u{e9}");
-    }
-
     use super::*;
     use serde_json::json;
 

@@ -54,21 +54,6 @@ pub(crate) fn float(f: f64) -> Value {
     Number::from_f64(f).map_or(Value::from(0), Value::Number)
 }
 
-/// Appends an escaped reference token to a JSON pointer.
-pub(crate) fn push_ptr(base: &str, token: &str) -> String {
-    let mut s = String::with_capacity(base.len() + token.len() + 1);
-    s.push_str(base);
-    s.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => s.push_str("~0"),
-            '/' => s.push_str("~1"),
-            c => s.push(c),
-        }
-    }
-    s
-}
-
 /// Whether all items of an array are distinct under [`json_eq`].
 pub(crate) fn all_unique(items: &[Value]) -> bool {
     items.iter().enumerate().all(|(i, a)| items[..i].iter().all(|b| !json_eq(a, b)))

@@ -79,9 +79,7 @@ pub fn probe_values() -> Vec<Value> {
 
 /// FNV-1a, 64 bit: a seed derived from a name that is the same on every machine and toolchain.
 pub fn seed_of(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    mcp_fuzz_generators::hash::fnv1a(name.as_bytes())
 }
 
 thread_local! {

@@ -222,20 +222,14 @@ fn result_json(f: &SarifResult, rule_index: usize) -> Value {
 /// lowercase hex digits. The same parts give the same value on every platform and version.
 #[must_use]
 pub fn fingerprint(parts: &[&str]) -> String {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0100_0000_01b3;
-    let mut h = OFFSET;
+    let mut h = mcp_fuzz_generators::hash::Fnv1a::default();
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {
-            h ^= 0x1f;
-            h = h.wrapping_mul(PRIME);
+            h = h.write(&[0x1f]);
         }
-        for b in part.bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(PRIME);
-        }
+        h = h.write(part.as_bytes());
     }
-    format!("{h:016x}")
+    format!("{:016x}", h.finish())
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ fn first_non_local_ref(v: &Value, ptr: &str) -> Option<(String, String)> {
             }
             o.iter()
                 .filter(|(k, _)| !matches!(k.as_str(), "enum" | "const" | "default" | "examples"))
-                .find_map(|(k, c)| first_non_local_ref(c, &crate::value::push_ptr(ptr, k)))
+                .find_map(|(k, c)| first_non_local_ref(c, &crate::pointer::push(ptr, k)))
         }
         Value::Array(a) => {
             a.iter().enumerate().find_map(|(i, c)| first_non_local_ref(c, &format!("{ptr}/{i}")))

@@ -5,11 +5,13 @@
 //! bound); base mutations edit a valid value (truncate a string, drop a required property).
 //! The oracle confirms every one before it is emitted as invalid.
 
+use super::numeric::int_grid;
+use super::{Builder, MAX_MATERIALISED, Mode, simplest};
 use crate::Mutation;
-use crate::build::{Builder, MAX_MATERIALISED, int_grid};
+use crate::pointer::push as push_ptr;
 use crate::schema::Types;
 use crate::shape::Shape;
-use crate::value::{self, push_ptr};
+use crate::value;
 use serde_json::{Value, json};
 
 /// A mutated value with its label; `pointer` is relative to the mutated location.
@@ -117,9 +119,8 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
         if cmin > 0 && s.min_items == 0 {
             out.push(m(Mutation::MissingContains, "contains", json!([])));
         }
-        let item =
-            b.valid(&crate::shape::Conj::of(c), 1, crate::build::Mode { all_optional: false }).ok();
-        if let Some(item) = item.as_ref().and_then(crate::deterministic::simplest) {
+        let item = b.valid(&crate::shape::Conj::of(c), 1, Mode { all_optional: false }).ok();
+        if let Some(item) = item.as_ref().and_then(simplest) {
             if cmin > 1 && cmin < 10_000 {
                 let few = vec![item.clone(); usize::try_from(cmin - 1).unwrap_or(0)];
                 out.push(m(Mutation::MissingContains, "minContains", Value::Array(few)));
