@@ -18,7 +18,8 @@
 //!   rejects (each checked with the `jsonschema` crate against both schemas), shrunk to a small
 //!   witness.
 //!
-//! The crate is pure: synchronous, no I/O, never prints.
+//! Everything above is pure: synchronous, no I/O, never prints. The one exception is [`real`],
+//! which runs the actual clients (processes and loopback sockets) to capture what they expose.
 //!
 //! ```
 //! use mcp_fuzz_clients::{Adapter, Tool, render};
@@ -40,6 +41,7 @@
 mod adapters;
 pub mod canary;
 pub mod diff;
+pub mod real;
 mod rules;
 mod walk;
 
