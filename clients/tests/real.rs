@@ -347,14 +347,19 @@ fn claude_code_prefixes_names_skips_with_a_reason_and_loses_a_listing_with_a_non
 }
 
 #[test]
-fn gemini_cli_cuts_long_names_and_loses_a_listing_with_a_boolean_property_schema() {
+fn gemini_cli_cuts_long_names_drops_a_built_in_name_and_loses_a_listing_with_a_boolean_property() {
     let _lock = serial();
     let install = installed(RealClient::GeminiCli);
     let setup = Setup::new();
-    let c = setup.capture(&install, &base());
+    let mut tools = base();
+    tools.push(pick(&["write_file"]).remove(0));
+    let c = setup.capture(&install, &tools);
     assert_captured(&c);
     assert_pinned(&c);
     assert_eq!(shown(&c, "dot.name"), "mcp_srv_dot.name");
+    // Headless mode excludes its built-in `write_file`, and an MCP tool of that name with it.
+    let lost = c.lost_tool("write_file").expect("write_file is dropped");
+    assert_eq!(lost.source, ReasonSource::Silent);
     let cut = shown(&c, LONG);
     assert_eq!(cut.chars().count(), 63, "{cut}");
     assert!(cut.contains("..."), "{cut}");

@@ -1,4 +1,4 @@
-//! Errors of the real-client layer. A capture itself never fails with these: [`super::capture`]
+//! Errors of the real-client layer. A capture itself never fails with these: [`super::capture()`]
 //! turns them into a [`super::CaptureStatus`]; they reach callers from discovery and from the
 //! fallible building blocks.
 
