@@ -34,15 +34,12 @@ pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
     });
     run.scratch.write("home/.gemini/settings.json", settings.to_string().as_bytes())?;
     let mut c = command(run, &home, &work);
-    c.env("GOOGLE_GEMINI_BASE_URL", provider.base_url()).env("GEMINI_API_KEY", "dummy-key").args([
-        "-p",
-        "hi",
-        "--debug",
-        "--output-format",
-        "json",
-        "-m",
-        "gemini-2.5-flash",
-    ]);
+    // GEMINI_CLI_NO_RELAUNCH: otherwise it re-spawns itself with larger heap flags (a second
+    // node start-up).
+    c.env("GOOGLE_GEMINI_BASE_URL", provider.base_url())
+        .env("GEMINI_API_KEY", "dummy-key")
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
+        .args(["-p", "hi", "--debug", "--output-format", "json", "-m", "gemini-2.5-flash"]);
     let (body, output) = drive_agent(run, &provider, c)?;
     let prefix = format!("mcp_{SERVER_KEY}_");
     let mut tools = Vec::new();
@@ -91,6 +88,7 @@ pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
             }
         } else if line.starts_with("[MCP error]")
             && !line.contains(DISCOVERY_ERROR)
+            && !line.contains("Error during discovery")
             && outcome.notes.len() < 10
         {
             outcome.notes.push(line.trim().to_owned());
