@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,13 @@ impl ServerSpec {
     #[must_use]
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets the server's working directory.
+    #[must_use]
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
         self
     }
 
@@ -653,12 +660,6 @@ fn explain(
         failure.others_lost = single.lost;
     }
     failure
-}
-
-/// The default clients directory of a repository checkout: `<root>/target/clients`.
-#[must_use]
-pub fn default_clients_dir(root: &Path) -> PathBuf {
-    root.join("target/clients")
 }
 
 #[cfg(test)]

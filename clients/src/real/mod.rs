@@ -31,7 +31,7 @@ mod tap;
 
 pub use capture::{
     Capture, CaptureOptions, CaptureStatus, CapturedTool, ListingFailure, LostTool, ReasonSource,
-    ServerSpec, SubsetServer, capture, capture_all, capture_with, default_clients_dir,
+    ServerSpec, SubsetServer, capture, capture_all, capture_with,
 };
 pub use client::RealClient;
 pub use discover::{CLIENTS_DIR_VAR, Installation, Origin, discover, discover_all, search_dirs};

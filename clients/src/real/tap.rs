@@ -239,6 +239,43 @@ mod tests {
     }
 
     #[test]
+    fn the_tap_runs_the_server_in_its_directory_and_records_both_directions() {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-fuzz-tap-{}", super::super::scratch::unique()));
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).expect("dirs");
+        // `sh -c` as the server: echoes what it reads, after printing its directory.
+        let spec = ServerSpec::new("sh").arg("-c").arg("pwd; cat").cwd(&work);
+        let (tap, wrapped) = Tap::wrap(&spec, &dir).expect("wraps");
+        assert_eq!(wrapped.program, PathBuf::from("/bin/sh"));
+        let mut child = std::process::Command::new(&wrapped.program)
+            .args(&wrapped.args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tap starts");
+        let line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), line.as_bytes())
+            .expect("writes");
+        drop(child.stdin.take());
+        let out = child.wait_with_output().expect("exits");
+        let seen = String::from_utf8(out.stdout).expect("utf-8");
+        assert_eq!(
+            seen,
+            format!("{}\n{line}", work.display()),
+            "the client sees the server's bytes"
+        );
+        assert_eq!(std::fs::read_to_string(&tap.to_server).expect("recorded"), line);
+        assert_eq!(std::fs::read_to_string(&tap.from_server).expect("recorded"), seen);
+        let missing = Tap::wrap(&ServerSpec::new("no-such-program-xyz"), &work);
+        assert!(
+            matches!(missing, Err(RealError::BadSpec { .. })),
+            "a missing program is a bad spec"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn no_answer_means_no_listing() {
         let to = [json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})];
         let t = Transcript::from_messages(&to, &[]);
