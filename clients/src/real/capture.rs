@@ -242,7 +242,8 @@ pub struct Capture {
     /// What the server listed to this client (after this client's handshake), as sent.
     pub server_tools: Option<Vec<Value>>,
     /// The raw captured document: the provider request body (agent CLIs), the `openapi.json`
-    /// (mcpo) or the CLI's JSON output (Inspector).
+    /// (mcpo) or the CLI's JSON output (Inspector); `null` when there is none (mcpo refused to
+    /// start, or the capture is not [`CaptureStatus::Captured`]).
     pub request: Value,
     /// Other things worth knowing (log lines, cut output).
     pub notes: Vec<String>,
