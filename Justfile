@@ -27,7 +27,7 @@ clippy:
 
 # Run all tests (the README's test command).
 test:
-    bash scripts/install-e2e.sh && cargo test --workspace --release
+    bash scripts/install-e2e.sh && bash scripts/install-clients.sh && cargo test --workspace --release
 
 # Check that the benches compile.
 bench-build:

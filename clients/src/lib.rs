@@ -18,7 +18,8 @@
 //!   rejects (each checked with the `jsonschema` crate against both schemas), shrunk to a small
 //!   witness.
 //!
-//! The crate is pure: synchronous, no I/O, never prints.
+//! Everything above is pure: synchronous, no I/O, never prints. The one exception is [`real`],
+//! which runs the actual clients (processes and loopback sockets) to capture what they expose.
 //!
 //! ```
 //! use mcp_fuzz_clients::{Adapter, Tool, render};
@@ -41,6 +42,7 @@ mod adapters;
 pub mod analysis;
 pub mod canary;
 pub mod diff;
+pub mod real;
 mod rules;
 mod walk;
 
@@ -85,9 +87,14 @@ pub enum Adapter {
     /// Anthropic Messages API, non-strict tool use.
     #[serde(rename = "anthropic")]
     Anthropic,
-    /// Anthropic strict tool use (`strict: true`).
+    /// Anthropic strict tool use (`strict: true`), as the official SDKs send it: constraints
+    /// strict mode does not support are stripped (and warned about) before the request.
     #[serde(rename = "anthropic-strict")]
     AnthropicStrict,
+    /// Anthropic strict tool use sent to the Messages API directly (no SDK transform): the same
+    /// unsupported constraints make the API answer 400.
+    #[serde(rename = "anthropic-strict-api")]
+    AnthropicStrictApi,
     /// Gemini function declarations (`parameters`: an OpenAPI 3.0 schema subset).
     #[serde(rename = "gemini")]
     Gemini,
@@ -100,11 +107,23 @@ pub enum Adapter {
 }
 
 impl Adapter {
-    /// Every built-in adapter, in report order.
+    /// The adapters `mcp-fuzz clients` runs by default, in report order.
     pub const ALL: [Adapter; 6] = [
         Adapter::OpenaiStrict,
         Adapter::Anthropic,
         Adapter::AnthropicStrict,
+        Adapter::Gemini,
+        Adapter::Openapi,
+        Adapter::Mcp,
+    ];
+
+    /// Every built-in adapter: [`Self::ALL`] plus the modes that are chosen explicitly
+    /// (`anthropic-strict-api`).
+    pub const EVERY: [Adapter; 7] = [
+        Adapter::OpenaiStrict,
+        Adapter::Anthropic,
+        Adapter::AnthropicStrict,
+        Adapter::AnthropicStrictApi,
         Adapter::Gemini,
         Adapter::Openapi,
         Adapter::Mcp,
@@ -117,6 +136,7 @@ impl Adapter {
             Self::OpenaiStrict => "openai-strict",
             Self::Anthropic => "anthropic",
             Self::AnthropicStrict => "anthropic-strict",
+            Self::AnthropicStrictApi => "anthropic-strict-api",
             Self::Gemini => "gemini",
             Self::Openapi => "openapi",
             Self::Mcp => "mcp",
@@ -126,7 +146,7 @@ impl Adapter {
     /// The adapter named `name`, if any.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == name)
+        Self::EVERY.into_iter().find(|a| a.as_str() == name)
     }
 }
 

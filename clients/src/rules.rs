@@ -43,7 +43,7 @@ const fn entry(
     Rule { id, adapter, severity, ambiguous, title, source, fix }
 }
 
-use Adapter::{Anthropic, AnthropicStrict, Gemini, Mcp, OpenaiStrict, Openapi};
+use Adapter::{Anthropic, AnthropicStrict, AnthropicStrictApi, Gemini, Mcp, OpenaiStrict, Openapi};
 use Severity::{Fail, Info, Warn};
 
 /// Every rule, grouped by adapter, in report order.
@@ -304,6 +304,34 @@ pub static RULES: &[Rule] = &[
         },
         "keep strict tools few and small; mark only the tools that need it `strict`",
     ),
+    // anthropic-strict-api (every other strict rule is shared with anthropic-strict)
+    entry(
+        "anthropic-strict-api/numeric-constraint",
+        AnthropicStrictApi,
+        Fail,
+        false,
+        "a numeric constraint (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`) in a strict tool sent to the API directly: the request is refused",
+        ANTHROPIC_STRICT_API_SOURCE,
+        "drop the bound from the schema (check it in the handler), or send the tool through an SDK that strips it",
+    ),
+    entry(
+        "anthropic-strict-api/string-length",
+        AnthropicStrictApi,
+        Fail,
+        false,
+        "`minLength`/`maxLength` in a strict tool sent to the API directly: the request is refused",
+        ANTHROPIC_STRICT_API_SOURCE,
+        "drop the length bound from the schema and check it in the handler",
+    ),
+    entry(
+        "anthropic-strict-api/array-constraint",
+        AnthropicStrictApi,
+        Fail,
+        false,
+        "an array constraint beyond `minItems` 0 or 1 (`maxItems`, `uniqueItems`, `contains`, larger `minItems`) in a strict tool sent to the API directly: the request is refused",
+        ANTHROPIC_STRICT_API_SOURCE,
+        "drop the item-count constraint from the schema and check it in the handler",
+    ),
     // gemini
     entry(
         "gemini/ref",
@@ -535,6 +563,16 @@ pub static RULES: &[Rule] = &[
         AnthropicStrict,
         ANTHROPIC_STRICT_SOURCE,
     ),
+    canary_refuses(
+        "anthropic-strict-api/canary-server-refuses",
+        AnthropicStrictApi,
+        ANTHROPIC_STRICT_API_SOURCE,
+    ),
+    canary_inexpressible(
+        "anthropic-strict-api/canary-inexpressible",
+        AnthropicStrictApi,
+        ANTHROPIC_STRICT_API_SOURCE,
+    ),
     canary_refuses("gemini/canary-server-refuses", Gemini, GEMINI_SOURCE),
     canary_inexpressible("gemini/canary-inexpressible", Gemini, GEMINI_SOURCE),
     canary_refuses("openapi/canary-server-refuses", Openapi, MCPO_SOURCE),
@@ -547,6 +585,13 @@ const ANTHROPIC_STRICT_SOURCE: Source = Source {
     url: ANTHROPIC_STRICT,
     summary: "Strict tool use supports a listed subset of JSON Schema and drops or rejects the \
               rest (numeric and string-length constraints among them).",
+};
+const ANTHROPIC_STRICT_API_SOURCE: Source = Source {
+    url: ANTHROPIC_STRICT,
+    summary: "The JSON Schema limitations of strict tool use list numeric, string-length and most \
+              array constraints as unsupported; the official SDKs strip them (and warn) before \
+              sending, while a request that carries them straight to the Messages API is \
+              answered with a 400 invalid_request_error.",
 };
 const GEMINI_SOURCE: Source = Source {
     url: GEMINI,
@@ -628,7 +673,7 @@ mod tests {
     #[test]
     fn every_adapter_has_both_canary_rules() {
         use crate::canary::Direction;
-        for adapter in Adapter::ALL {
+        for adapter in Adapter::EVERY {
             for direction in
                 [Direction::RenderedAllowsServerRejects, Direction::ServerAllowsRenderedRejects]
             {
@@ -641,7 +686,7 @@ mod tests {
 
     #[test]
     fn every_adapter_has_rules() {
-        for adapter in Adapter::ALL {
+        for adapter in Adapter::EVERY {
             assert!(RULES.iter().any(|r| r.adapter == adapter), "{adapter}");
         }
     }

@@ -136,6 +136,21 @@ fn cases() -> Vec<Case> {
             near_miss: prop(json!({"type": "array", "minItems": 1})),
         },
         Case {
+            rule: "anthropic-strict-api/numeric-constraint",
+            triggers: prop(json!({"type": "number", "exclusiveMinimum": 0})),
+            near_miss: prop(json!({"type": "number"})),
+        },
+        Case {
+            rule: "anthropic-strict-api/string-length",
+            triggers: prop(json!({"type": "string", "minLength": 1})),
+            near_miss: prop(json!({"type": "string", "format": "email"})),
+        },
+        Case {
+            rule: "anthropic-strict-api/array-constraint",
+            triggers: prop(json!({"type": "array", "uniqueItems": true})),
+            near_miss: prop(json!({"type": "array", "minItems": 1})),
+        },
+        Case {
             rule: "anthropic-strict/format",
             triggers: prop(json!({"type": "string", "format": "uri-reference"})),
             near_miss: prop(json!({"type": "string", "format": "uri"})),

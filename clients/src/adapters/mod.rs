@@ -56,6 +56,7 @@ pub(crate) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<V
         Adapter::OpenaiStrict => openai::render(ctx, tool),
         Adapter::Anthropic => anthropic::render(ctx, tool, false),
         Adapter::AnthropicStrict => anthropic::render(ctx, tool, true),
+        Adapter::AnthropicStrictApi => anthropic::render_strict_api(ctx, tool),
         Adapter::Gemini => gemini::render(ctx, tool),
         Adapter::Openapi => openapi::render(ctx, tool),
         Adapter::Mcp => mcp::render(ctx, tool),
@@ -65,7 +66,7 @@ pub(crate) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<V
 /// Findings about the whole listing.
 pub(crate) fn listing(adapter: Adapter, tools: &[Tool]) -> Vec<Finding> {
     let mut ctx = Ctx::for_listing(adapter);
-    if adapter == Adapter::AnthropicStrict {
+    if matches!(adapter, Adapter::AnthropicStrict | Adapter::AnthropicStrictApi) {
         anthropic::listing(&mut ctx, tools);
     }
     ctx.into_findings()

@@ -1,0 +1,286 @@
+//! A transparent tap between a client and the server it spawns: the client is given
+//! `/bin/sh -c '… tee IN | SERVER | tee OUT'` instead of the server, so both directions of the
+//! stdio JSON-RPC stream are recorded byte for byte while the client speaks its own handshake.
+//! From the two files we read what the client declared (`initialize`) and what the server listed
+//! to it (`tools/list`, every page).
+
+use super::RealError;
+use super::capture::ServerSpec;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The shell script of the tap. Positional parameters: the working directory, the absolute path
+/// of `tee`, the two transcript files, then the server command. `exec`-free on purpose: the shell
+/// stays the process the client started and owns, as if it were the server.
+const SCRIPT: &str =
+    r#"cd "$1" || exit 97; t=$2; i=$3; o=$4; shift 4; "$t" -a "$i" | "$@" | "$t" -a "$o""#;
+
+/// What the client declared when it connected.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Handshake {
+    /// `initialize.params.protocolVersion`.
+    pub protocol_version: Option<String>,
+    /// `initialize.params.capabilities` (`null` when absent).
+    pub capabilities: Value,
+    /// `initialize.params.clientInfo` (`null` when absent).
+    pub client_info: Value,
+    /// Every request method the client sent, in order, repeats collapsed (`server/discover`,
+    /// `initialize`, `tools/list`...).
+    pub methods: Vec<String>,
+}
+
+/// Where the two directions are recorded.
+pub(crate) struct Tap {
+    to_server: PathBuf,
+    from_server: PathBuf,
+}
+
+/// The absolute path of `name` on `path` (a `PATH` value).
+pub(crate) fn which(name: &str, path: &str) -> Option<PathBuf> {
+    std::env::split_paths(path).map(|dir| dir.join(name)).find(|p| {
+        std::fs::metadata(p).is_ok_and(|m| {
+            m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+        })
+    })
+}
+
+impl Tap {
+    /// The spec the client is given: `spec` behind the tap, recording into `dir`. The server
+    /// program is resolved to an absolute path now (on the spec's `PATH`, else ours), so the
+    /// environment a client hands its server cannot change which program runs.
+    pub(crate) fn wrap(spec: &ServerSpec, dir: &Path) -> Result<(Self, ServerSpec), RealError> {
+        let search = spec
+            .env
+            .get("PATH")
+            .cloned()
+            .or_else(|| std::env::var("PATH").ok())
+            .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".to_owned());
+        let program = if spec.program.components().count() > 1 || spec.program.is_absolute() {
+            spec.program.clone()
+        } else {
+            let name = spec.program.to_string_lossy();
+            which(&name, &search).ok_or_else(|| RealError::BadSpec {
+                reason: format!("server program {name:?} is not on PATH ({search})"),
+            })?
+        };
+        let tee =
+            which("tee", &search).or_else(|| which("tee", "/usr/bin:/bin")).ok_or_else(|| {
+                RealError::BadSpec { reason: "`tee` is not on PATH: the tap needs it".into() }
+            })?;
+        let cwd = match &spec.cwd {
+            Some(cwd) => cwd.clone(),
+            None => std::env::current_dir()
+                .map_err(|source| RealError::Scratch { path: ".".into(), source })?,
+        };
+        let tap = Self {
+            to_server: dir.join("to-server.jsonl"),
+            from_server: dir.join("from-server.jsonl"),
+        };
+        for file in [&tap.to_server, &tap.from_server] {
+            std::fs::write(file, b"")
+                .map_err(|source| RealError::Scratch { path: file.clone(), source })?;
+        }
+        let mut args: Vec<String> = vec![
+            "-c".into(),
+            SCRIPT.into(),
+            "mcp-fuzz-tap".into(),
+            cwd.to_string_lossy().into_owned(),
+            tee.to_string_lossy().into_owned(),
+            tap.to_server.to_string_lossy().into_owned(),
+            tap.from_server.to_string_lossy().into_owned(),
+            program.to_string_lossy().into_owned(),
+        ];
+        args.extend(spec.args.iter().cloned());
+        let wrapped = ServerSpec {
+            program: PathBuf::from("/bin/sh"),
+            args,
+            env: spec.env.clone(),
+            cwd: spec.cwd.clone(),
+        };
+        Ok((tap, wrapped))
+    }
+
+    /// Reads both directions as recorded so far.
+    pub(crate) fn read(&self) -> Transcript {
+        let lines = |p: &Path| -> Vec<Value> {
+            std::fs::read(p)
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .lines()
+                        .filter_map(|l| serde_json::from_str(l.trim()).ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Transcript::from_messages(&lines(&self.to_server), &lines(&self.from_server))
+    }
+}
+
+/// What the two directions say.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Transcript {
+    pub handshake: Option<Handshake>,
+    /// The tools of the last complete `tools/list` (all pages), as the server sent them; `None`
+    /// when no listing was answered with a `tools` array.
+    pub listed: Option<Vec<Value>>,
+    /// Whether the server answered `initialize` with a result.
+    pub initialized: bool,
+}
+
+impl Transcript {
+    pub(crate) fn from_messages(to_server: &[Value], from_server: &[Value]) -> Self {
+        let mut replies: HashMap<String, &Value> = HashMap::new();
+        for message in from_server {
+            if let Some(id) = message.get("id")
+                && message.get("method").is_none()
+            {
+                replies.insert(id.to_string(), message);
+            }
+        }
+        let mut methods: Vec<String> = Vec::new();
+        let mut handshake = None;
+        let mut initialized = false;
+        let mut listings: Vec<Vec<Value>> = Vec::new();
+        let mut current: Option<Vec<Value>> = None;
+        for message in to_server {
+            let (Some(method), Some(id)) =
+                (message.get("method").and_then(Value::as_str), message.get("id"))
+            else {
+                continue;
+            };
+            if methods.last().is_none_or(|m| m != method) {
+                methods.push(method.to_owned());
+            }
+            let reply = replies.get(&id.to_string()).copied();
+            let params = message.get("params").unwrap_or(&Value::Null);
+            match method {
+                "initialize" => {
+                    if handshake.is_none() {
+                        handshake = Some(Handshake {
+                            protocol_version: params
+                                .get("protocolVersion")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned),
+                            capabilities: params
+                                .get("capabilities")
+                                .cloned()
+                                .unwrap_or(Value::Null),
+                            client_info: params.get("clientInfo").cloned().unwrap_or(Value::Null),
+                            methods: Vec::new(),
+                        });
+                    }
+                    initialized |= reply.is_some_and(|r| r.get("result").is_some());
+                }
+                "tools/list" => {
+                    let page = reply.and_then(|r| r.get("result")).and_then(|r| r.get("tools"));
+                    let cursor = params.get("cursor").filter(|c| !c.is_null());
+                    if cursor.is_none() {
+                        if let Some(done) = current.take() {
+                            listings.push(done);
+                        }
+                        current = page.map(|_| Vec::new());
+                    }
+                    match (page, current.as_mut()) {
+                        (Some(Value::Array(tools)), Some(list)) => {
+                            list.extend(tools.iter().cloned())
+                        }
+                        // A `tools` value that is not an array lists nothing.
+                        (Some(_), Some(_)) => {}
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(done) = current.take() {
+            listings.push(done);
+        }
+        if let Some(h) = handshake.as_mut() {
+            h.methods = methods;
+        }
+        Self { handshake, listed: listings.pop(), initialized }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_last_complete_listing_and_the_handshake_are_read() {
+        let to = [
+            json!({"jsonrpc":"2.0","id":"p","method":"server/discover"}),
+            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c"}}}),
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+            json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}),
+            json!({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"p2"}}),
+        ];
+        let from = [
+            json!({"jsonrpc":"2.0","id":"p","error":{"code":-32601,"message":"no"}}),
+            json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}),
+            json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"old"}]}}),
+            json!({"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"nextCursor":"p2"}}),
+            json!({"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b"}]}}),
+        ];
+        let t = Transcript::from_messages(&to, &from);
+        assert!(t.initialized);
+        let h = t.handshake.expect("handshake");
+        assert_eq!(h.protocol_version.as_deref(), Some("2025-06-18"));
+        assert_eq!(h.capabilities, json!({"roots":{}}));
+        assert_eq!(h.methods, ["server/discover", "initialize", "tools/list"]);
+        let names: Vec<&str> =
+            t.listed.as_ref().expect("listed").iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn the_tap_runs_the_server_in_its_directory_and_records_both_directions() {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-fuzz-tap-{}", super::super::scratch::unique()));
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).expect("dirs");
+        // `sh -c` as the server: echoes what it reads, after printing its directory.
+        let spec = ServerSpec::new("sh").arg("-c").arg("pwd; cat").cwd(&work);
+        let (tap, wrapped) = Tap::wrap(&spec, &dir).expect("wraps");
+        assert_eq!(wrapped.program, PathBuf::from("/bin/sh"));
+        let mut child = std::process::Command::new(&wrapped.program)
+            .args(&wrapped.args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tap starts");
+        let line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), line.as_bytes())
+            .expect("writes");
+        drop(child.stdin.take());
+        let out = child.wait_with_output().expect("exits");
+        let seen = String::from_utf8(out.stdout).expect("utf-8");
+        assert_eq!(
+            seen,
+            format!("{}\n{line}", work.display()),
+            "the client sees the server's bytes"
+        );
+        assert_eq!(std::fs::read_to_string(&tap.to_server).expect("recorded"), line);
+        assert_eq!(std::fs::read_to_string(&tap.from_server).expect("recorded"), seen);
+        let missing = Tap::wrap(&ServerSpec::new("no-such-program-xyz"), &work);
+        assert!(
+            matches!(missing, Err(RealError::BadSpec { .. })),
+            "a missing program is a bad spec"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn no_answer_means_no_listing() {
+        let to = [json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})];
+        let t = Transcript::from_messages(&to, &[]);
+        assert!(t.listed.is_none());
+        assert!(!t.initialized);
+        assert!(t.handshake.is_none());
+    }
+}
