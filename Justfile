@@ -4,7 +4,7 @@ default:
     @just --list
 
 # Everything CI runs, in order.
-ci: versions fmt-check clippy test bench-build
+ci: versions fmt-check clippy test bench-build check-ci-recipes
 
 # Print the tool versions.
 versions:
@@ -32,3 +32,7 @@ test:
 # Check that the benches compile.
 bench-build:
     cargo bench --workspace --no-run
+
+# Validate the CI recipes in docs/ci/.
+check-ci-recipes:
+    bash scripts/check-ci-recipes.sh
