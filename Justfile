@@ -4,7 +4,7 @@ default:
     @just --list
 
 # Everything CI runs, in order.
-ci: versions fmt-check clippy test bench-build check-ci-recipes
+ci: versions fmt-check clippy test bench-build package check-ci-recipes
 
 # Print the tool versions.
 versions:
@@ -32,6 +32,10 @@ test:
 # Check that the benches compile.
 bench-build:
     cargo bench --workspace --no-run
+
+# Build the Python wheel and the npm tarballs into dist/.
+package:
+    bash scripts/package.sh
 
 # Validate the CI recipes in docs/ci/.
 check-ci-recipes:
