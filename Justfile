@@ -4,7 +4,7 @@ default:
     @just --list
 
 # Everything CI runs, in order.
-ci: versions fmt-check clippy test bench-build package check-ci-recipes
+ci: versions fmt-check clippy test bench-build package test-packages check-ci-recipes
 
 # Print the tool versions.
 versions:
@@ -36,6 +36,10 @@ bench-build:
 # Build the Python wheel and the npm tarballs into dist/.
 package:
     bash scripts/package.sh
+
+# Install the packages in dist/ offline and run them.
+test-packages:
+    bash scripts/test-packages.sh
 
 # Validate the CI recipes in docs/ci/.
 check-ci-recipes:
