@@ -30,7 +30,9 @@ say() {
     printf 'check-ci-recipes: %s\n' "$*"
 }
 
-command -v python3 >/dev/null || die "python3 not found (CPython >= 3.9 is needed for check-jsonschema)"
+command -v python3 >/dev/null || die "python3 not found (CPython >= 3.11 is needed for check-jsonschema)"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "CPython >= 3.11 is needed for check-jsonschema, found $(python3 --version 2>&1)"
 [[ -f $GITHUB && -f $GITLAB ]] || die "$GITHUB or $GITLAB is missing"
 
 version=$(cargo metadata --no-deps --locked --format-version 1 | python3 -c '

@@ -37,7 +37,9 @@ ok() {
     printf '  ok  %s\n' "$*"
 }
 
-command -v python3 >/dev/null || die "python3 not found (CPython >= 3.8 is needed for the wheel)"
+command -v python3 >/dev/null || die "python3 not found (CPython >= 3.11 is needed, for pipx)"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "CPython >= 3.11 is needed for pipx (packaging/test-requirements.txt), found $(python3 --version 2>&1)"
 command -v node >/dev/null || die "node not found (Node.js >= 18 is needed for the npm packages)"
 command -v npm >/dev/null || die "npm not found (it comes with Node.js)"
 
@@ -132,11 +134,12 @@ wait_gone() {
     return 1
 }
 
-# signal_run ROUTE SIGNAL WANT CMD...: start a run whose server never answers, send SIGNAL to CMD's
-# process once the server is up, and expect exit status WANT (as the shell reports it).
+# signal_run ROUTE SIGNAL WHO WANT CMD...: start a run whose server never answers, send SIGNAL
+# once the server is up to CMD's process (WHO=process: a supervisor) or to its whole process group
+# (WHO=group: Ctrl-C in a terminal), and expect exit status WANT (as the shell reports it).
 signal_run() {
-    local route=$1 signal=$2 want=$3
-    shift 3
+    local route=$1 signal=$2 who=$3 want=$4
+    shift 4
     local pidfile="$WORK/$signal.server-pid" pid got=0
     rm -f "$pidfile"
     # Job control gives the run its own process group with the default SIGINT disposition, as
@@ -150,25 +153,32 @@ signal_run() {
         sleep 0.1
     done
     [[ -s $pidfile ]] || die "$route: the server of the $signal test did not start within 30 s"
-    kill "-$signal" "$pid"
+    if [[ $who == group ]]; then
+        kill "-$signal" -- "-$pid"
+    else
+        kill "-$signal" "$pid"
+    fi
     wait "$pid" || got=$?
     if [[ $got -ne $want ]]; then
         sed 's/^/    stderr: /' "$WORK/err" >&2
-        die "$route: after $signal the run exited $got, expected $want"
+        die "$route: after $signal to its $who the run exited $got, expected $want"
     fi
-    ok "$route: $signal to the process gives exit status $want"
+    ok "$route: $signal to the $who gives exit status $want"
 }
 
 check_signals() {
     local route=$1
     shift
-    signal_run "$route" INT 130 "$@"
-    wait_gone "$(cat "$WORK/INT.server-pid")" || die "$route: after SIGINT the server is still running"
-    ok "$route: after SIGINT the server is gone"
+    local who
+    for who in process group; do
+        signal_run "$route" INT "$who" 130 "$@"
+        wait_gone "$(cat "$WORK/INT.server-pid")" || die "$route: after SIGINT to the $who the server is still running"
+        ok "$route: after SIGINT to the $who the server is gone"
+    done
     # mcp-fuzz does not handle SIGTERM: it dies of it, and so must the launcher, with status
     # 128 + 15. (The server of this test ignores stdin, so it outlives mcp-fuzz; a real server
     # exits when its stdin closes.)
-    signal_run "$route" TERM 143 "$@"
+    signal_run "$route" TERM process 143 "$@"
     kill -KILL "$(cat "$WORK/TERM.server-pid")" 2>/dev/null || true
 }
 
