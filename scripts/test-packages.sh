@@ -6,20 +6,24 @@
 #     pipx and uvx (from PyPI, packaging/test-requirements.txt) install it the same way;
 #   - npm: the launcher and the platform tarballs into a fresh project (run as
 #     node_modules/.bin/mcp-fuzz, with `npx mcp-fuzz`, and with `npx --package`), and into a fresh
-#     global prefix (`npm install -g`); the launcher alone must exit 127 naming the missing package.
+#     global prefix (`npm install -g`). The launcher must exit 127 with a message that says what to
+#     do when its platform package is missing, when the platform has none, and when the binary
+#     needs a newer glibc.
 # Each route must print the version and pass exit codes through (2 usage error, 3 server failed to
-# start, 4 no tool, 5 unsatisfiable schema, 1 breaking diff); the binary and the launchers also
-# standard input, a closed stdout pipe, SIGINT (130, server killed) and a death by SIGTERM.
+# start, 4 no tool, 5 unsatisfiable schema, 1 breaking diff); the binary and the npm launcher must
+# also pass standard input, a closed stdout pipe, SIGINT to the process or its group (130, server
+# killed) and a death by SIGTERM.
 # Then the CI recipes' plain-flags command (docs/ci/) runs word for word on a real Node.js MCP
 # server (fixtures/e2e, installed by scripts/install-e2e.sh) and must write every report file the
 # recipes upload.
 # Usage: scripts/test-packages.sh [DIST_DIR] (default dist). Run from anywhere.
 set -euo pipefail
 
+# DIST_DIR is relative to where the script is run from; the default is the repository's dist/.
+DIST=$(realpath -m "${1:-$(dirname "${BASH_SOURCE[0]}")/../dist}")
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 
-DIST=$(realpath -m "${1:-dist}")
 TOOLS_VENV=target/package-test-venv
 
 die() {
