@@ -41,6 +41,6 @@ package:
 test-packages:
     bash scripts/test-packages.sh
 
-# Validate the CI recipes in docs/ci/.
+# Validate the CI recipes in docs/ci/ and run them with the wheel of dist/.
 check-ci-recipes:
     bash scripts/check-ci-recipes.sh
