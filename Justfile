@@ -4,7 +4,7 @@ default:
     @just --list
 
 # Everything CI runs, in order.
-ci: versions fmt-check clippy test bench-build
+ci: versions fmt-check clippy test bench-build package test-packages check-ci-recipes
 
 # Print the tool versions.
 versions:
@@ -32,3 +32,15 @@ test:
 # Check that the benches compile.
 bench-build:
     cargo bench --workspace --no-run
+
+# Build the Python wheel and the npm tarballs into dist/.
+package:
+    bash scripts/package.sh
+
+# Install the packages in dist/ offline and run them.
+test-packages:
+    bash scripts/test-packages.sh
+
+# Validate the CI recipes in docs/ci/ and run them with the wheel of dist/.
+check-ci-recipes:
+    bash scripts/check-ci-recipes.sh
