@@ -15,7 +15,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands; `run` is the default (see `main.rs`).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Generate values for a JSON Schema, or for a tool's schema in a saved tools/list answer.

@@ -50,7 +50,7 @@ impl Direction {
 pub struct Canary {
     /// Which way the schemas disagree on it.
     pub direction: Direction,
-    /// The arguments.
+    /// The witness: arguments one schema accepts and the other rejects.
     pub value: Value,
     /// Why the rejecting schema rejects it (`/q: "" is shorter than 1 character`).
     pub detail: String,

@@ -71,7 +71,7 @@ pub struct Drift {
     pub schema: Part,
     /// JSON pointer into the advertised tool (`/inputSchema/properties/q/minLength`).
     pub pointer: String,
-    /// Specifically.
+    /// What changed, with the values on both sides where there are any.
     pub detail: String,
 }
 
@@ -186,7 +186,7 @@ pub fn compare(tool: &Tool, rendering: &Rendering) -> Comparison {
         );
         return walker.out;
     };
-    walker.node(&tool.input_schema, &tool.input_schema, input, input, "/inputSchema", 0);
+    walker.node(tool.input(), tool.input(), input, input, "/inputSchema", 0);
     if let Some(advertised) = &tool.output_schema {
         walker.part = Part::Output;
         match &rendering.output {

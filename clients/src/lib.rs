@@ -52,30 +52,8 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
-/// One tool as listed: its name and schemas.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Tool {
-    /// `name`.
-    pub name: String,
-    /// `inputSchema` (the raw value; it may be malformed, which is itself a finding).
-    pub input_schema: Value,
-    /// `outputSchema`, when declared.
-    pub output_schema: Option<Value>,
-}
-
-impl Tool {
-    /// A tool with an input schema and no output schema.
-    #[must_use]
-    pub fn new(name: &str, input_schema: Value) -> Self {
-        Self { name: name.to_owned(), input_schema, output_schema: None }
-    }
-
-    /// The input schema.
-    #[must_use]
-    pub fn input(&self) -> &Value {
-        &self.input_schema
-    }
-}
+/// One tool as listed: the capture's tool type (the one parsed tool type of the workspace).
+pub use mcp_fuzz_compat::capture::Tool;
 
 /// A client or provider whose rendering of a tool is modelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -240,7 +218,7 @@ impl Finding {
 /// What an adapter makes of one tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendering {
-    /// The adapter.
+    /// The adapter whose rule applies.
     pub adapter: Adapter,
     /// The tool's name.
     pub tool: String,

@@ -103,8 +103,8 @@ proptest! {
                 prop_assert!(rendering.rejected());
                 continue;
             };
-            let found = canary::find(&tool.input_schema, rendered, seed);
-            let (server, client) = (validator(&tool.input_schema), validator(rendered));
+            let found = canary::find(tool.input(), rendered, seed);
+            let (server, client) = (validator(tool.input()), validator(rendered));
             for c in &found.canaries {
                 let (fits, fails) = match c.direction {
                     Direction::RenderedAllowsServerRejects => (&client, &server),

@@ -31,8 +31,9 @@ fn corpus() -> Vec<(String, Vec<Tool>)> {
                 .iter()
                 .map(|t| Tool {
                     name: t["name"].as_str().expect("name").to_owned(),
-                    input_schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    input_schema: t.get("inputSchema").cloned(),
                     output_schema: t.get("outputSchema").filter(|o| !o.is_null()).cloned(),
+                    raw: t.clone(),
                 })
                 .collect();
             let name = path.file_name().expect("name").to_string_lossy().into_owned();
@@ -163,11 +164,11 @@ fn every_canary_fits_the_schema_it_claims_and_fails_the_other() {
                 if directions.is_empty() {
                     continue;
                 }
-                let found = canary::find_in(&tool.input_schema, rendered, 0, &directions);
+                let found = canary::find_in(tool.input(), rendered, 0, &directions);
                 if found.canaries.is_empty() {
                     continue;
                 }
-                let (server, client) = (validator(&tool.input_schema), validator(rendered));
+                let (server, client) = (validator(tool.input()), validator(rendered));
                 for c in &found.canaries {
                     let (fits, fails) = match c.direction {
                         Direction::RenderedAllowsServerRejects => (&client, &server),

@@ -110,8 +110,9 @@ fn cases(client: RealClient) -> (Vec<Case>, usize) {
             };
             let tool = Tool {
                 name: name.to_owned(),
-                input_schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
+                input_schema: t.get("inputSchema").cloned(),
                 output_schema: t.get("outputSchema").filter(|o| !o.is_null()).cloned(),
+                raw: t.clone(),
             };
             out.push(Case {
                 id: format!("{stem}/{name}"),
@@ -299,7 +300,7 @@ fn tally(client: RealClient, adapter: Adapter) -> Tally {
         }
         let (Real::Exposed(real), false) = (&case.real, model_rejects) else { continue };
         t.both_kept += 1;
-        let original = &case.tool.input_schema;
+        let original = case.tool.input();
         let real_norm = normalise(client, real.as_ref());
         let model_norm = normalise(client, rendering.input.as_ref());
         let real_raw = real.clone().unwrap_or_else(|| json!({"type": "object", "properties": {}}));

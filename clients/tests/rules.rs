@@ -393,7 +393,7 @@ fn openai_conversion_closes_requires_and_nulls() {
 fn canary_rules(adapter: Adapter, tool: &Tool) -> Vec<&'static str> {
     let rendering = render(adapter, tool);
     let rendered = rendering.input.as_ref().expect("the rendering is accepted");
-    mcp_fuzz_clients::canary::find(&tool.input_schema, rendered, 0)
+    mcp_fuzz_clients::canary::find(tool.input(), rendered, 0)
         .canaries
         .iter()
         .map(|c| mcp_fuzz_clients::canary_rule(adapter, c.direction).id)

@@ -28,6 +28,91 @@ pub struct Tool {
     pub raw: Value,
 }
 
+impl Tool {
+    /// A tool with an input schema and nothing else (for schemas read on their own).
+    #[must_use]
+    pub fn new(name: &str, input_schema: Value) -> Self {
+        let raw = serde_json::json!({"name": name, "inputSchema": input_schema});
+        Self { name: name.to_owned(), input_schema: Some(input_schema), output_schema: None, raw }
+    }
+
+    /// The input schema; `null` when the capture lacks one (which is itself a finding).
+    #[must_use]
+    pub fn input(&self) -> &Value {
+        self.input_schema.as_ref().unwrap_or(&Value::Null)
+    }
+
+    /// `annotations.readOnlyHint`, when it is a boolean.
+    #[must_use]
+    pub fn read_only_hint(&self) -> Option<bool> {
+        self.raw.get("annotations")?.get("readOnlyHint")?.as_bool()
+    }
+
+    /// Parses one item of a live `tools/list` strictly, as a server must list a tool it wants
+    /// called: a name, an object `inputSchema`, an object (or absent) `outputSchema`, boolean
+    /// annotation hints.
+    ///
+    /// # Errors
+    /// A reason naming the bad field, for a `malformed-tool` finding.
+    pub fn parse_listed(item: &Value) -> Result<Self, String> {
+        let obj = item.as_object().ok_or("the tool is not a JSON object")?;
+        let name =
+            obj.get("name").and_then(Value::as_str).ok_or("`name` is missing or not a string")?;
+        let input_schema = match obj.get("inputSchema") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(other) => {
+                return Err(format!("`inputSchema` must be an object, got {}", excerpt(other)));
+            }
+            None => return Err("`inputSchema` is missing".into()),
+        };
+        let output_schema = match obj.get("outputSchema") {
+            None | Some(Value::Null) => None,
+            Some(v @ Value::Object(_)) => Some(v.clone()),
+            Some(other) => {
+                return Err(format!("`outputSchema` must be an object, got {}", excerpt(other)));
+            }
+        };
+        match obj.get("annotations") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(a)) => {
+                let hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+                for (key, hint) in a.iter().filter(|(k, _)| hints.contains(&k.as_str())) {
+                    if !hint.is_boolean() && !hint.is_null() {
+                        return Err(format!(
+                            "`annotations.{key}` must be a boolean, got {}",
+                            excerpt(hint)
+                        ));
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(format!("`annotations` must be an object, got {}", excerpt(other)));
+            }
+        }
+        Ok(Self {
+            name: name.to_owned(),
+            input_schema: Some(input_schema),
+            output_schema,
+            raw: item.clone(),
+        })
+    }
+}
+
+/// A short printable excerpt of a JSON value (at most 300 bytes, cut at a character boundary).
+#[must_use]
+pub fn excerpt(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 300 {
+        let mut end = 300;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &s[..end])
+    } else {
+        s
+    }
+}
+
 /// A parsed capture: its tools and, when the document says, the server it came from.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Capture {

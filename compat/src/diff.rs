@@ -123,7 +123,7 @@ pub struct Entry {
     pub tool: String,
     /// What is compared.
     pub direction: Direction,
-    /// The verdict.
+    /// What was proved or shown for this tool and direction.
     pub verdict: Verdict,
     /// How the verdict counts for `--fail-on` (differs only for open-content witnesses).
     pub counted: Verdict,

@@ -71,7 +71,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     };
     let seed = tool_seed(cfg.seed, &tool.name);
     if campaign.feed && !ctx.pool.is_empty() {
-        let fed = ctx.pool.cases(&tool.input_schema, &generator, &cases);
+        let fed = ctx.pool.cases(tool.input(), &generator, &cases);
         cases.extend(fed);
     }
     let output = output_validator(tool.output_schema.as_ref());
@@ -227,7 +227,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
 
 /// The tool's generator and its planned cases, or why its `inputSchema` cannot be fuzzed.
 fn compile_and_plan(tool: &Tool, cfg: &RunConfig) -> Result<(Generator, Vec<Case>), String> {
-    let generator = Generator::compile(&tool.input_schema).map_err(|e| e.to_string())?;
+    let generator = Generator::compile(tool.input()).map_err(|e| e.to_string())?;
     let cases =
         plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases).map_err(|e| e.to_string())?;
     Ok((generator, cases))

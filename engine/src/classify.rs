@@ -36,16 +36,16 @@ pub enum Outcome {
     },
     /// Any other JSON-RPC error.
     RpcError {
-        /// The code.
+        /// The JSON-RPC error code (neither -32602 nor -32603).
         code: i64,
-        /// The message.
+        /// The error's `message`, as sent.
         message: String,
     },
     /// No answer in time.
     Timeout,
     /// The process died.
     Exited {
-        /// How.
+        /// The exit status or the signal that ended it.
         exit: ExitInfo,
         /// The last stderr lines.
         stderr: Vec<String>,

@@ -21,7 +21,7 @@ pub const MAX_PAGES: usize = 100;
 /// Everything a run needs.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
-    /// The server.
+    /// Where the server is and how long to wait for it.
     pub server: ServerSpec,
     /// The run seed: the same seed makes the same calls.
     pub seed: u64,

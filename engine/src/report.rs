@@ -314,7 +314,7 @@ impl Grade {
         }
     }
 
-    /// The letter.
+    /// The letter as reports show it (`A`...`F`).
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -76,7 +76,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             continue;
         }
         seen.push(&tool.name);
-        if let Some(reason) = selector.skip(&tool.name, tool.read_only) {
+        if let Some(reason) = selector.skip(&tool.name, tool.read_only_hint()) {
             tools.push(skipped(&tool.name, reason));
             continue;
         }

@@ -1,24 +1,11 @@
 //! Reading `tools/list` raw: every page (with a repeated-cursor guard and a page cap), and each
 //! tool on its own so that one malformed tool is a finding, never the end of the run.
 
-use crate::client::{Connection, Reply, excerpt};
+use crate::client::{Connection, Reply};
+pub use mcp_fuzz_compat::capture::Tool;
+use mcp_fuzz_compat::capture::excerpt;
 use serde_json::{Value, json};
 use std::time::Duration;
-
-/// A tool as listed, with the parts the run needs.
-#[derive(Debug, Clone)]
-pub struct Tool {
-    /// `name`.
-    pub name: String,
-    /// `inputSchema`.
-    pub input_schema: Value,
-    /// `outputSchema`, when declared.
-    pub output_schema: Option<Value>,
-    /// `annotations.readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `annotations.destructiveHint`.
-    pub destructive: Option<bool>,
-}
 
 /// A listed item that is not a usable tool.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -35,62 +22,14 @@ pub struct ListingProblem {
 /// Everything `tools/list` gave.
 #[derive(Debug, Clone, Default)]
 pub struct Listing {
-    /// The usable tools.
+    /// The usable tools (each keeps its JSON as listed, for snapshots).
     pub tools: Vec<Tool>,
-    /// The JSON of each usable tool as listed, parallel to `tools` (for snapshots).
-    pub items: Vec<Value>,
     /// Items that are not usable tools.
     pub problems: Vec<ListingProblem>,
     /// Why listing stopped early, if it did.
     pub truncated: Option<String>,
     /// Pages read.
     pub pages: usize,
-}
-
-/// Parses one listed item.
-///
-/// # Errors
-/// A reason naming the bad field.
-pub fn parse_tool(item: &Value) -> Result<Tool, String> {
-    let obj = item.as_object().ok_or("the tool is not a JSON object")?;
-    let name =
-        obj.get("name").and_then(Value::as_str).ok_or("`name` is missing or not a string")?;
-    let input_schema = match obj.get("inputSchema") {
-        Some(v @ Value::Object(_)) => v.clone(),
-        Some(other) => {
-            return Err(format!("`inputSchema` must be an object, got {}", excerpt(other)));
-        }
-        None => return Err("`inputSchema` is missing".into()),
-    };
-    let output_schema = match obj.get("outputSchema") {
-        None | Some(Value::Null) => None,
-        Some(v @ Value::Object(_)) => Some(v.clone()),
-        Some(other) => {
-            return Err(format!("`outputSchema` must be an object, got {}", excerpt(other)));
-        }
-    };
-    let hint = |key: &str| -> Result<Option<bool>, String> {
-        match obj.get("annotations").and_then(|a| a.get(key)) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => {
-                Err(format!("`annotations.{key}` must be a boolean, got {}", excerpt(other)))
-            }
-        }
-    };
-    if let Some(a) = obj.get("annotations")
-        && !a.is_object()
-        && !a.is_null()
-    {
-        return Err(format!("`annotations` must be an object, got {}", excerpt(a)));
-    }
-    Ok(Tool {
-        name: name.to_owned(),
-        input_schema,
-        output_schema,
-        read_only: hint("readOnlyHint")?,
-        destructive: hint("destructiveHint")?,
-    })
 }
 
 /// Reads every page of `tools/list`.
@@ -130,11 +69,8 @@ pub async fn list_all(
             return Ok(listing);
         };
         for item in items {
-            match parse_tool(item) {
-                Ok(t) => {
-                    listing.tools.push(t);
-                    listing.items.push(item.clone());
-                }
+            match Tool::parse_listed(item) {
+                Ok(t) => listing.tools.push(t),
                 Err(reason) => listing.problems.push(ListingProblem {
                     index,
                     name: item.get("name").and_then(Value::as_str).map(str::to_owned),
@@ -184,14 +120,22 @@ mod tests {
 
     #[test]
     fn malformed_tools_name_the_bad_field() {
-        assert!(parse_tool(&json!({"name": "a", "inputSchema": {"type": "object"}})).is_ok());
-        let e = parse_tool(&json!({"name": "a", "inputSchema": "nope"})).expect_err("bad schema");
+        let ok = Tool::parse_listed(&json!({"name": "a", "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": true}}))
+        .expect("a usable tool");
+        assert_eq!(ok.read_only_hint(), Some(true));
+        let e = Tool::parse_listed(&json!({"name": "a", "inputSchema": "nope"}))
+            .expect_err("bad schema");
         assert!(e.contains("inputSchema"), "{e}");
-        let e = parse_tool(
+        let e = Tool::parse_listed(
             &json!({"name": "a", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}),
         )
         .expect_err("bad hint");
         assert!(e.contains("readOnlyHint"), "{e}");
-        assert!(parse_tool(&json!({"inputSchema": {}})).is_err());
+        assert!(Tool::parse_listed(&json!({"inputSchema": {}})).is_err());
+        assert!(
+            Tool::parse_listed(&json!({"name": "a", "inputSchema": {}, "outputSchema": []}))
+                .is_err()
+        );
     }
 }

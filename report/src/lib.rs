@@ -21,6 +21,7 @@ pub mod clients;
 pub mod diff;
 mod error;
 pub mod run;
+pub mod severity;
 mod text;
 pub mod writers;
 

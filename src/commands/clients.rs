@@ -108,17 +108,8 @@ fn load(args: &ClientsArgs) -> anyhow::Result<(Input, Vec<Tool>, Vec<Option<bool
     }
     if let Some(path) = &args.tools {
         let (capture, origin) = input::read_capture(path)?;
-        let tools: Vec<Tool> = capture
-            .tools
-            .into_iter()
-            .map(|t| Tool {
-                name: t.name,
-                input_schema: t.input_schema.unwrap_or(Value::Null),
-                output_schema: t.output_schema,
-            })
-            .collect();
-        let read_only = vec![None; tools.len()];
-        return Ok((Input { origin, ..Input::default() }, tools, read_only));
+        let read_only = vec![None; capture.tools.len()];
+        return Ok((Input { origin, ..Input::default() }, capture.tools, read_only));
     }
     let spec = config::server(&args.target)?;
     let listing = session::block_on(async {
@@ -138,17 +129,8 @@ fn load(args: &ClientsArgs) -> anyhow::Result<(Input, Vec<Tool>, Vec<Option<bool
     };
     let problems =
         listing.problems.iter().map(|p| serde_json::to_value(p).unwrap_or(Value::Null)).collect();
-    let read_only = listing.tools.iter().map(|t| t.read_only).collect();
-    let tools = listing
-        .tools
-        .into_iter()
-        .map(|t| Tool {
-            name: t.name,
-            input_schema: t.input_schema,
-            output_schema: t.output_schema,
-        })
-        .collect();
-    Ok((Input { origin, problems, truncated: listing.truncated }, tools, read_only))
+    let read_only = listing.tools.iter().map(Tool::read_only_hint).collect();
+    Ok((Input { origin, problems, truncated: listing.truncated }, listing.tools, read_only))
 }
 
 /// `--call`: sends every distinct canary of the first kind (the rendering allows it, the

@@ -59,7 +59,8 @@ fn capture_live(args: &SnapshotArgs) -> anyhow::Result<serde_json::Value> {
         skipped,
         truncated: listing.truncated,
     };
-    Ok(snapshot(&listing.items, &meta))
+    let items: Vec<serde_json::Value> = listing.tools.into_iter().map(|t| t.raw).collect();
+    Ok(snapshot(&items, &meta))
 }
 
 #[expect(clippy::print_stderr, reason = "warnings go to stderr; stdout carries the snapshot")]

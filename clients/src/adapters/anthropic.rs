@@ -132,7 +132,7 @@ fn render_mode(
     tool: &Tool,
     strict: Option<Strict>,
 ) -> (Option<Value>, Option<Value>) {
-    let root = &tool.input_schema;
+    let root = tool.input();
     root_checks(ctx, root);
     let Some(strict) = strict else {
         // Non-strict tool use hands the schema to the model as it is; the Messages API has no
@@ -155,12 +155,12 @@ pub(super) fn listing(ctx: &mut Ctx<'_>, tools: &[Tool]) {
     let mut unions = 0;
     for tool in tools {
         let required: Vec<&str> = tool
-            .input_schema
+            .input()
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
+        if let Some(Value::Object(properties)) = tool.input().get("properties") {
             for (name, schema) in properties {
                 if !required.contains(&name.as_str()) {
                     optional += 1;

@@ -66,7 +66,7 @@ impl Policy for Subset {
 }
 
 pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<Value>) {
-    let input = transform(&Subset, ctx, &tool.input_schema, "/inputSchema", 0);
+    let input = transform(&Subset, ctx, tool.input(), "/inputSchema", 0);
     // The declaration's `response` schema is optional and rarely filled from MCP tools; the
     // model never sees the output schema.
     (Some(input), None)

@@ -45,8 +45,8 @@ fn check_root(ctx: &mut Ctx<'_>, schema: &Value, ptr: &str, rule: &str) {
 }
 
 pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<Value>) {
-    check_root(ctx, &tool.input_schema, "/inputSchema", "mcp/input-root-type");
-    if let Some(Value::Object(properties)) = tool.input_schema.get("properties") {
+    check_root(ctx, tool.input(), "/inputSchema", "mcp/input-root-type");
+    if let Some(Value::Object(properties)) = tool.input().get("properties") {
         for (name, schema) in properties {
             if schema.is_boolean() {
                 ctx.emit(
@@ -71,5 +71,5 @@ pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<V
             }
         }
     }
-    (Some(tool.input_schema.clone()), tool.output_schema.clone())
+    (Some(tool.input().clone()), tool.output_schema.clone())
 }

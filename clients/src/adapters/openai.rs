@@ -134,7 +134,7 @@ pub(crate) fn nullable(schema: &Value) -> Value {
 }
 
 pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<Value>) {
-    let root = &tool.input_schema;
+    let root = tool.input();
     let ptr = "/inputSchema";
     if types_of(root).is_none_or(|t| t.len() != 1 || !t.contains("object")) {
         ctx.emit(

@@ -215,7 +215,7 @@ fn root(ctx: &mut Ctx<'_>, schema: &Value, ptr: &str) -> Value {
 }
 
 pub(super) fn render(ctx: &mut Ctx<'_>, tool: &Tool) -> (Option<Value>, Option<Value>) {
-    let input = root(ctx, &tool.input_schema, "/inputSchema");
+    let input = root(ctx, tool.input(), "/inputSchema");
     let output = tool.output_schema.as_ref().map(|o| root(ctx, o, "/outputSchema"));
     (Some(input), output)
 }

@@ -224,7 +224,7 @@ pub struct ListingFailure {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Capture {
-    /// The client.
+    /// The client that made the capture.
     pub client: RealClient,
     /// Its version, when known.
     pub version: Option<String>,

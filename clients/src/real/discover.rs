@@ -37,7 +37,7 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Installation {
-    /// The client.
+    /// The client that was looked for.
     pub client: RealClient,
     /// The executable to run.
     pub program: PathBuf,

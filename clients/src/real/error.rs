@@ -13,7 +13,7 @@ pub enum RealError {
     /// The client is not installed where we looked.
     #[error("{client} is not installed (looked in {looked}); {hint}")]
     NotInstalled {
-        /// The client.
+        /// The client that was not found.
         client: RealClient,
         /// The places searched, in order.
         looked: String,
@@ -29,27 +29,27 @@ pub enum RealError {
     /// A scratch directory or file could not be made.
     #[error("failed to prepare {path} for the capture: {source}")]
     Scratch {
-        /// The path.
+        /// The file or directory that could not be made.
         path: PathBuf,
-        /// The cause.
+        /// What the OS said.
         #[source]
         source: std::io::Error,
     },
     /// The loopback model-provider stand-in could not listen.
     #[error("failed to start the loopback provider on 127.0.0.1: {source}")]
     Provider {
-        /// The cause.
+        /// What the OS said (no free port, loopback down).
         #[source]
         source: std::io::Error,
     },
     /// The client process could not be started.
     #[error("failed to start {client} ({program}): {source}")]
     Spawn {
-        /// The client.
+        /// The client that failed to start.
         client: RealClient,
-        /// The executable.
+        /// The executable that was run.
         program: PathBuf,
-        /// The cause.
+        /// What the OS said.
         #[source]
         source: std::io::Error,
     },
@@ -58,9 +58,9 @@ pub enum RealError {
         "{client} did not finish within {timeout:?} ({stage}); it was killed with its process group"
     )]
     Timeout {
-        /// The client.
+        /// The client that was killed.
         client: RealClient,
-        /// The deadline.
+        /// How long it was given.
         timeout: Duration,
         /// What it was doing.
         stage: &'static str,
@@ -68,7 +68,7 @@ pub enum RealError {
     /// The client ran but produced nothing we can read.
     #[error("{client} produced no usable output: {reason}")]
     NoOutput {
-        /// The client.
+        /// The client whose output was unusable.
         client: RealClient,
         /// What is missing.
         reason: String,

@@ -8,6 +8,7 @@
 
 mod wire;
 
+pub use mcp_fuzz_compat::capture::excerpt;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, PingRequest,
     ProtocolVersion, ServerResult,
@@ -78,7 +79,7 @@ pub enum TargetInfo {
     /// A streamable HTTP endpoint.
     #[serde(rename = "streamable-http")]
     Http {
-        /// The endpoint.
+        /// The endpoint, as given to `--http`.
         url: String,
         /// `Name: [REDACTED]` for each `--header`.
         #[serde(default)]
@@ -141,7 +142,7 @@ pub enum ConnectError {
     /// The program could not be started.
     #[error("failed to start `{program}`: {source}")]
     Spawn {
-        /// The program.
+        /// The program as given after `--` (not resolved on `PATH`).
         program: String,
         /// The OS error.
         #[source]
@@ -764,21 +765,6 @@ pub fn redact(text: &str, headers: &[(String, String)]) -> String {
         .iter()
         .filter(|(_, v)| !v.is_empty())
         .fold(text.to_owned(), |t, (_, v)| t.replace(v.as_str(), "[REDACTED]"))
-}
-
-/// A short printable excerpt of a JSON value.
-#[must_use]
-pub fn excerpt(v: &Value) -> String {
-    let s = v.to_string();
-    if s.len() > 300 {
-        let mut end = 300;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &s[..end])
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::model::{ClientFinding, ClientsReport};
 use crate::writers::markdown as md;
 use std::fmt::Write as _;
 
-/// The document.
+/// The Markdown document, ending in a newline.
 #[must_use]
 pub fn render(report: &ClientsReport) -> String {
     let mut out = format!(

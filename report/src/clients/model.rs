@@ -60,7 +60,7 @@ pub struct ClientsReport {
 /// One adapter's counts.
 #[derive(Debug, Clone, Serialize)]
 pub struct AdapterSummary {
-    /// The adapter.
+    /// The adapter these counts are for.
     pub adapter: Adapter,
     /// Tools rendered.
     pub tools: u64,
@@ -102,7 +102,7 @@ pub struct ToolEntry {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AdapterEntry {
-    /// The adapter.
+    /// The adapter that rendered the tool.
     pub adapter: Adapter,
     /// Whether the client rejects the tool.
     pub status: RenderStatus,
@@ -190,7 +190,7 @@ pub struct CanaryPart {
 pub enum CanaryOutcome {
     /// Not sent.
     Skipped {
-        /// Why.
+        /// Why it was not sent (not asked to, not read-only, not an object...).
         reason: String,
     },
     /// Sent with `--call`.
@@ -210,7 +210,7 @@ pub enum CallVerdict {
     Failure,
     /// Rejected gracefully (tool error, invalid params).
     Graceful,
-    /// Accepted.
+    /// Accepted as if valid (the server's schema is stricter than what it does).
     Accepted,
 }
 

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 /// A finding's stable identity.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ClientsIdentity {
-    /// The adapter.
+    /// The adapter's name (`openai-strict`...).
     pub adapter: String,
     /// The rule id.
     pub rule: String,

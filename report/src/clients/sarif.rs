@@ -5,6 +5,7 @@
 
 use super::model::{ClientFinding, ClientsReport};
 use super::policy::{ClientsIdentity, fails};
+use crate::severity::Level;
 use crate::writers::sarif;
 use mcp_fuzz_clients::{RULES, Severity};
 use serde_json::{Map, Value, json};
@@ -27,11 +28,7 @@ fn fingerprint(id: &ClientsIdentity) -> String {
 }
 
 fn level(severity: Severity) -> sarif::Level {
-    match severity {
-        Severity::Fail => sarif::Level::Error,
-        Severity::Warn => sarif::Level::Warning,
-        Severity::Info => sarif::Level::Note,
-    }
+    Level::from(severity).sarif()
 }
 
 fn value(v: impl serde::Serialize) -> Value {

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// What a diff document is about: the result, the two sides with the names to show, the
 /// options it ran with and the policy.
 pub struct DiffDoc<'a> {
-    /// The result.
+    /// Every entry with its verdict, changes and witness.
     pub diff: &'a Diff,
     /// The old side and its file name.
     pub old: (&'a Capture, &'a str),
@@ -229,11 +229,9 @@ fn sarif(result: &Diff, fail_on: &[Verdict]) -> String {
                 short_description: explanation.clone(),
                 full_description: explanation,
                 help: "Run `mcp-fuzz diff OLD NEW` for the witness and the proof notes; `mcp-fuzz diff --list-rules` lists every change id.".to_owned(),
-                default_level: match rule.map(|r| r.level) {
-                    Some(Level::Breaking) => sarif::Level::Error,
-                    Some(Level::Review) => sarif::Level::Warning,
-                    _ => sarif::Level::Note,
-                },
+                default_level: rule
+                    .map_or(crate::severity::Level::Note, |r| r.level.into())
+                    .sarif(),
             }
         })
         .collect();

@@ -8,7 +8,7 @@ use super::replay::replay_line;
 use crate::writers::sarif::{
     BaselineState, Level, Log, LogicalLocation, Rule, SarifResult, fingerprint,
 };
-use mcp_fuzz_engine::finding::{FindingKind, Identity, KINDS, Severity, UNKNOWN_RULE};
+use mcp_fuzz_engine::finding::{FindingKind, Identity, KINDS, UNKNOWN_RULE};
 use mcp_fuzz_engine::report::{Finding, Report};
 use serde_json::{Map, Value, json};
 
@@ -100,11 +100,7 @@ fn location(server: &str, tool: Option<&str>) -> LogicalLocation {
 }
 
 fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
-    let level = match f.severity {
-        Severity::Failure => Level::Error,
-        Severity::Warning => Level::Warning,
-        Severity::Info => Level::Note,
-    };
+    let level = crate::severity::Level::from(f.severity).sarif();
     let mut message = match &f.tool {
         Some(t) => format!("{t}: {}", f.message),
         None => f.message.clone(),

@@ -108,7 +108,7 @@ pub struct TestSuite {
     pub name: String,
     /// `<properties>`, in order.
     pub properties: Vec<(String, String)>,
-    /// The cases.
+    /// The test cases, in the order they are written.
     pub cases: Vec<TestCase>,
     /// Seconds, when known.
     pub time: Option<f64>,
@@ -140,7 +140,7 @@ impl TestSuite {
 pub struct TestSuites {
     /// The `name` attribute.
     pub name: String,
-    /// The suites.
+    /// The test suites, in the order they are written.
     pub suites: Vec<TestSuite>,
     /// Seconds, when known.
     pub time: Option<f64>,

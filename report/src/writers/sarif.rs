@@ -20,7 +20,7 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 pub enum Level {
     /// A serious problem.
     Error,
-    /// A problem.
+    /// A problem that does not fail the run.
     Warning,
     /// Worth knowing.
     Note,
@@ -71,7 +71,7 @@ pub struct Rule {
     pub name: String,
     /// One sentence.
     pub short_description: String,
-    /// A paragraph.
+    /// A paragraph: what the rule checks and why.
     pub full_description: String,
     /// How to fix it (plain text).
     pub help: String,
@@ -99,7 +99,7 @@ pub struct SarifResult {
     pub level: Option<Level>,
     /// The message (plain text).
     pub message: String,
-    /// Where.
+    /// What the result is about (a tool of a server; no file, MCP tools have none).
     pub locations: Vec<LogicalLocation>,
     /// Identity: name → stable value (see [`fingerprint`]); e.g. `{"mcpFuzzIdentity/v1": ...}`.
     pub partial_fingerprints: Vec<(String, String)>,
@@ -120,7 +120,7 @@ pub struct Log {
     pub information_uri: Option<String>,
     /// Every rule the results use.
     pub rules: Vec<Rule>,
-    /// The results.
+    /// The results, in report order.
     pub results: Vec<SarifResult>,
     /// Whether the run finished (`invocations[0].executionSuccessful`).
     pub execution_successful: bool,
