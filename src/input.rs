@@ -3,6 +3,7 @@
 
 use crate::errors::CliError;
 use mcp_fuzz_compat::capture::{Capture, Tool, parse_capture};
+use mcp_fuzz_report::baseline::{Baseline, Key};
 use serde_json::Value;
 use std::fmt;
 use std::io;
@@ -34,11 +35,24 @@ pub fn read(path: &Path, origin: &str) -> Result<String, CliError> {
 }
 
 /// The text of `path`, or `None` when it does not exist (a first `--update-baseline`).
-pub fn read_optional(path: &Path, origin: &str) -> Result<Option<String>, CliError> {
+fn read_optional(path: &Path, origin: &str) -> Result<Option<String>, CliError> {
     match std::fs::read_to_string(path) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(CliError::Read { origin: origin.to_owned(), error }),
+    }
+}
+
+/// Reads `--baseline FILE`; a missing file is an empty baseline when `may_be_missing` (the
+/// first `--update-baseline`).
+pub fn read_baseline<K: Key>(path: &Path, may_be_missing: bool) -> Result<Baseline<K>, CliError> {
+    let origin = format!("baseline {}", path.display());
+    let text =
+        if may_be_missing { read_optional(path, &origin)? } else { Some(read(path, &origin)?) };
+    match text {
+        None => Ok(Baseline::default()),
+        Some(t) => Baseline::parse(&t, &path.display().to_string())
+            .map_err(|e| CliError::Usage(e.to_string())),
     }
 }
 

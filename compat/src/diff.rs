@@ -759,58 +759,6 @@ fn show(x: Option<&Value>) -> String {
     x.map_or("none".to_owned(), Value::to_string)
 }
 
-/// The versioned JSON report (`docs/diff.schema.json`).
-#[must_use]
-pub fn to_json(
-    diff: &Diff,
-    (old, old_file): (&Capture, &str),
-    (new, new_file): (&Capture, &str),
-    options: &Options,
-    fail_on: &[Verdict],
-) -> Value {
-    let side = |c: &Capture, file: &str| json!({"file": file, "server": {"name": c.server_name, "version": c.server_version, "protocolVersion": c.protocol_version}, "tools": c.tools.len()});
-    let entries: Vec<Value> = diff
-        .entries
-        .iter()
-        .map(|e| {
-            let mut v = json!({
-                "tool": e.tool,
-                "direction": e.direction.as_str(),
-                "verdict": e.verdict.as_str(),
-                "counted": e.counted.as_str(),
-                "changes": e.changes.iter().map(|c| json!({"id": c.id, "level": c.level.as_str(), "pointer": c.pointer, "detail": c.detail})).collect::<Vec<_>>(),
-                "reason": e.reason,
-                "candidates": e.candidates,
-                "openContent": e.witness.as_ref().is_some_and(|w| w.open_content),
-            });
-            if let Some(w) = &e.witness {
-                v["witness"] = w.value.clone();
-                v["pointer"] = json!(w.pointer);
-                v["keyword"] = json!(w.keyword);
-            }
-            v
-        })
-        .collect();
-    let counts: Map<String, Value> =
-        diff.counts().iter().map(|(v, n)| (v.as_str().to_owned(), json!(n))).collect();
-    json!({
-        "diffVersion": DIFF_VERSION,
-        "old": side(old, old_file),
-        "new": side(new, new_file),
-        "settings": {
-            "maxCandidates": options.max_candidates,
-            "timeBudgetSecs": options.time_budget.as_secs_f64(),
-            "seed": options.seed,
-            "openContent": match options.open_content { OpenContent::Review => "review", OpenContent::Strict => "strict" },
-            "failOn": fail_on.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-        },
-        "summary": counts,
-        "budgetExhausted": diff.budget_exhausted,
-        "passed": diff.passes(fail_on),
-        "entries": entries,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

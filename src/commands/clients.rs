@@ -13,9 +13,8 @@ use mcp_fuzz_clients::{Adapter, RULES, Tool};
 use mcp_fuzz_engine::classify::Outcome;
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::server::{Keep, ListError};
-use mcp_fuzz_report::baseline::Baseline;
 use mcp_fuzz_report::clients::model::{CallVerdict, CanaryOutcome, ClientsReport, FailOn, Input};
-use mcp_fuzz_report::clients::policy::{ClientsIdentity, decide, updated_baseline};
+use mcp_fuzz_report::clients::policy::{decide, updated_baseline};
 use mcp_fuzz_report::clients::render;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -35,8 +34,11 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     }
     let plan = OutputPlan::resolve(&args.output)?;
     // Read the baseline first: a bad file is a usage error before any server is started.
-    let known =
-        args.baseline.as_deref().map(|p| load_baseline(p, args.update_baseline)).transpose()?;
+    let known = args
+        .baseline
+        .as_deref()
+        .map(|p| input::read_baseline(p, args.update_baseline))
+        .transpose()?;
     let mut adapters: Vec<Adapter> = if args.adapters.is_empty() {
         Adapter::ALL.to_vec()
     } else {
@@ -64,23 +66,6 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
         write_atomically(path, &updated_baseline(&report, b).to_bytes())?;
     }
     Ok(if report.failures > 0 { exit_code::FINDINGS } else { exit_code::SUCCESS })
-}
-
-fn load_baseline(
-    path: &std::path::Path,
-    may_be_missing: bool,
-) -> Result<Baseline<ClientsIdentity>, CliError> {
-    let origin = format!("baseline {}", path.display());
-    let text = if may_be_missing {
-        input::read_optional(path, &origin)?
-    } else {
-        Some(input::read(path, &origin)?)
-    };
-    match text {
-        None => Ok(Baseline::default()),
-        Some(t) => Baseline::parse(&t, &path.display().to_string())
-            .map_err(|e| CliError::Usage(e.to_string())),
-    }
 }
 
 fn adapter(name: AdapterName) -> Adapter {

@@ -10,10 +10,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::case_file::CaseFile;
 use mcp_fuzz_engine::config::RunConfig;
-use mcp_fuzz_engine::finding::Identity;
 use mcp_fuzz_engine::report::Report;
 use mcp_fuzz_engine::run::{Progress, RunError, run as run_campaign};
-use mcp_fuzz_report::baseline::Baseline;
 use mcp_fuzz_report::run::{baseline, render};
 use std::io::IsTerminal as _;
 use std::path::Path;
@@ -22,8 +20,11 @@ use std::path::Path;
 pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     let plan = OutputPlan::resolve(&args.output)?;
     // Read the baseline first: a bad file is a usage error before any server is started.
-    let known =
-        args.baseline.as_deref().map(|p| load_baseline(p, args.update_baseline)).transpose()?;
+    let known = args
+        .baseline
+        .as_deref()
+        .map(|p| input::read_baseline(p, args.update_baseline))
+        .transpose()?;
     let cfg = config::run(args)?;
     let bar = progress_bar(plan.stdout_is_machine());
     // A test hook: panic once this many cases have run, to check that a panic leaves no server
@@ -61,21 +62,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         write_atomically(path, &baseline::updated(b, &report).to_bytes())?;
     }
     Ok(exit_code::of_run(&report, args.fail_under))
-}
-
-/// Reads `--baseline FILE`; a missing file is an empty baseline for `--update-baseline`.
-fn load_baseline(path: &Path, may_be_missing: bool) -> Result<Baseline<Identity>, CliError> {
-    let origin = format!("baseline {}", path.display());
-    let text = if may_be_missing {
-        input::read_optional(path, &origin)?
-    } else {
-        Some(input::read(path, &origin)?)
-    };
-    match text {
-        None => Ok(Baseline::default()),
-        Some(t) => Baseline::parse(&t, &path.display().to_string())
-            .map_err(|e| CliError::Usage(e.to_string())),
-    }
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and stdout is not a machine format.
