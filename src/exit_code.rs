@@ -3,7 +3,7 @@
 //! | Code | Name                   | Meaning                                                             |
 //! |-----:|------------------------|---------------------------------------------------------------------|
 //! |    0 | `SUCCESS`              | Done, nothing found; also `--help`, `--version`, a closed stdout.   |
-//! |    1 | `FINDINGS`             | Problems found (`run`, `report merge`: not in the baseline; `call`), a score below `--fail-under`, or the `diff --fail-on` policy failed. |
+//! |    1 | `FINDINGS`             | Problems found (`run`, `report merge`: not in the baseline; `call`), with `--fail-under P` a score below P instead, or the `diff --fail-on` policy failed. |
 //! |    2 | `USAGE`                | Usage or input error: bad flags, unreadable file, malformed JSON, bad baseline, shards of different runs. |
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
