@@ -47,7 +47,9 @@ pub enum FindingKind {
     DuplicateTool,
     /// `tools/list` pagination that repeats a cursor or never ends.
     ToolsListTruncated,
-    /// Lines on stdout that are not JSON-RPC.
+    /// Lines on stdout that are not JSON-RPC: what reports before run v2 said; such lines are now
+    /// a `protocol-violation` (of the call in flight, or server-wide). Kept so that older reports
+    /// and baselines read back.
     JunkOnStdout,
     /// An `inputSchema` that cannot be fuzzed.
     SchemaError,

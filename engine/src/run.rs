@@ -111,7 +111,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         prog.restarts = slots.iter().map(|s| s.restarts).sum();
         progress(prog);
     }
-    findings.extend(junk_finding(&slots));
+    findings.extend(stray_finding(&slots));
     let (mut restarts, mut calls) = (0, 0);
     for slot in &mut slots {
         restarts += slot.restarts;
@@ -169,27 +169,24 @@ fn listing_findings(problems: &[ListingProblem], truncated: Option<&str>) -> Vec
     findings
 }
 
-/// One server-wide finding for the non-JSON-RPC lines every instance saw on stdout.
-fn junk_finding(slots: &[Instance<'_>]) -> Option<Finding> {
-    let (mut junk, mut last) = (0, None);
+/// One server-wide finding for the breaches of the stdio framing or of JSON-RPC that belong to
+/// no call (a banner at start-up, log lines between calls, replies to notifications).
+fn stray_finding(slots: &[Instance<'_>]) -> Option<Finding> {
+    let (mut count, mut first) = (0, Vec::new());
     for slot in slots {
-        if let Some(c) = slot.connection() {
-            let (j, l) = c.junk();
-            junk += j;
-            last = last.or(l);
-        }
+        let (n, some) = slot.stray_violations();
+        count += n;
+        first.extend(some.into_iter().filter(|d| !first.contains(d)).collect::<Vec<_>>());
     }
-    (junk > 0).then(|| Finding {
-        outcome: Some(Outcome::ProtocolViolation {
-            detail: format!("{junk} non-JSON-RPC line(s) on stdout"),
-        }),
+    let head = first.first()?.clone();
+    Some(Finding {
+        outcome: Some(Outcome::ProtocolViolation { detail: first.join("\n") }),
         ..Finding::general(
             None,
-            FindingKind::JunkOnStdout,
+            FindingKind::ProtocolViolation,
             Severity::Failure,
             format!(
-                "the server wrote {junk} line(s) to stdout that are not JSON-RPC (last: {:?}); stdout is reserved for protocol messages, log to stderr",
-                last.unwrap_or_default()
+                "{count} breach(es) of the wire protocol outside any call, first: {head}; stdout carries only MCP messages, one per line, and notifications get no answer"
             ),
         )
     })

@@ -30,7 +30,13 @@ pub struct Instance<'s> {
     pub restarts: u64,
     /// `tools/call` requests made through this instance.
     pub calls: u64,
+    /// Wire breaches outside any call on connections already closed: how many, and the first
+    /// few distinct ones.
+    stray: (u64, Vec<String>),
 }
+
+/// Distinct server-wide wire breaches kept per instance.
+const MAX_STRAY_KEPT: usize = 3;
 
 /// One call, judged.
 pub struct Called {
@@ -59,7 +65,14 @@ impl<'s> Instance<'s> {
     /// An instance of `spec`, with an already open connection if there is one.
     #[must_use]
     pub fn new(spec: &'s ServerSpec, conn: Option<Connection>) -> Self {
-        Self { spec, connected_once: conn.is_some(), conn, restarts: 0, calls: 0 }
+        Self {
+            spec,
+            connected_once: conn.is_some(),
+            conn,
+            restarts: 0,
+            calls: 0,
+            stray: (0, Vec::new()),
+        }
     }
 
     /// Connects to the server now.
@@ -92,8 +105,32 @@ impl<'s> Instance<'s> {
     /// Ends the connection (if any) and kills the server's process group.
     pub async fn close(&mut self) {
         if let Some(c) = self.conn.take() {
+            let (n, first) = c.stray_violations();
+            self.stray.0 += n;
+            for d in first {
+                if self.stray.1.len() < MAX_STRAY_KEPT && !self.stray.1.contains(&d) {
+                    self.stray.1.push(d);
+                }
+            }
             c.close().await;
         }
+    }
+
+    /// Breaches of the stdio framing or of JSON-RPC outside any call, over every connection
+    /// this instance made: how many, and the first few distinct ones.
+    #[must_use]
+    pub fn stray_violations(&self) -> (u64, Vec<String>) {
+        let (mut n, mut first) = self.stray.clone();
+        if let Some(c) = &self.conn {
+            let (m, more) = c.stray_violations();
+            n += m;
+            for d in more {
+                if first.len() < MAX_STRAY_KEPT && !first.contains(&d) {
+                    first.push(d);
+                }
+            }
+        }
+        (n, first)
     }
 
     /// Reads every page of `tools/list` (at most `max_pages`).

@@ -273,11 +273,27 @@ fn slow_answers_within_the_timeout_are_fine_and_late_ones_time_out_without_a_res
 }
 
 #[test]
-fn junk_on_stdout_is_reported_and_survived() {
-    let (code, r, _) = run_json("fx-junk-stdout", &[]);
+fn junk_on_stdout_is_a_protocol_violation_of_the_call_or_of_the_server() {
+    let (code, r, _) = run_json("fx-junk-stdout", &["--timeout", "20"]);
     assert_eq!(code, FINDINGS);
-    assert!(kinds(&r).contains(&"junk-on-stdout".to_owned()));
     assert_eq!(tool(&r, "echo")["status"], "tested");
+    let findings = r["findings"].as_array().expect("findings");
+    let of = |tool: Option<&str>| {
+        findings
+            .iter()
+            .filter(|f| f["kind"] == "protocol-violation" && f["tool"].as_str() == tool)
+            .collect::<Vec<_>>()
+    };
+    // `DEBUG: starting up` before initialize: one finding about the server, quoting it.
+    let server = of(None);
+    assert_eq!(server.len(), 1, "{findings:?}");
+    assert!(server[0]["message"].as_str().is_some_and(|m| m.contains("DEBUG: starting up")));
+    // `junk: <n>` before each answer: the call's own violation, quoted.
+    let calls = of(Some("echo"));
+    assert!(!calls.is_empty());
+    assert!(calls[0]["message"].as_str().is_some_and(|m| m.contains("`junk: ")), "{calls:?}");
+    // Each call ended on the junk line: none waited for the timeout.
+    assert_eq!(tool(&r, "echo")["outcomes"].get("timeout"), None, "{}", tool(&r, "echo"));
 }
 
 #[test]

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{oneshot, watch};
-use wire::{WireReader, WireState};
+use wire::{WireReader, WireState, WireWriter};
 
 /// Environment variables a stdio server inherits by default (plus `LC_*`).
 pub const ENV_ALLOWLIST: &[&str] =
@@ -361,9 +361,10 @@ impl Connection {
         });
         let wire = Arc::new(WireState::default());
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
+        let writer = WireWriter::new(stdin, Arc::clone(&wire));
         let mut exit_watch = exit_rx.clone();
         let handshake =
-            tokio::time::timeout(opts.startup_timeout, client_config().serve((reader, stdin)));
+            tokio::time::timeout(opts.startup_timeout, client_config().serve((reader, writer)));
         let outcome = tokio::select! {
             r = handshake => Some(r),
             _ = exit_watch.wait_for(Option::is_some) => None,
@@ -468,14 +469,13 @@ impl Connection {
         tail(&self.stderr)
     }
 
-    /// Non-JSON lines the server wrote to stdout so far, and the last one.
+    /// Breaches of the stdio framing or of JSON-RPC outside any call (a banner at start-up, a
+    /// reply to a notification): how many, and the first few described with their bytes.
     #[must_use]
-    pub fn junk(&self) -> (u64, Option<String>) {
-        self.wire.as_ref().map_or((0, None), |w| {
-            (
-                w.junk_lines.load(std::sync::atomic::Ordering::Relaxed),
-                w.last_junk.lock().expect("wire lock").clone(),
-            )
+    pub fn stray_violations(&self) -> (u64, Vec<String>) {
+        self.wire.as_ref().map_or((0, Vec::new()), |w| {
+            let (n, first) = w.stray();
+            (n, first.iter().map(ToString::to_string).collect())
         })
     }
 
@@ -505,8 +505,32 @@ impl Connection {
             return Reply::Exited(info);
         }
         if let Some(w) = &self.wire {
-            w.reset();
+            w.begin_call();
         }
+        let reply = self.request_in_flight(method, params, timeout, raw.as_deref_mut(), id).await;
+        let Some(w) = &self.wire else { return reply };
+        w.end_call();
+        // A breach on the wire decides, also when a reply came after it: rmcp never saw the
+        // offending line, and what it saw may be a later message.
+        match (w.take_violation(), reply) {
+            (Some(v), r) if !matches!(r, Reply::Exited(_)) => {
+                if let Some(slot) = raw {
+                    *slot = None;
+                }
+                Reply::Protocol(v.to_string())
+            }
+            (_, r) => r,
+        }
+    }
+
+    async fn request_in_flight(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        mut raw: Option<&mut Option<Vec<u8>>>,
+        id: &mut Option<Value>,
+    ) -> Reply {
         let req = ClientRequest::CustomRequest(CustomRequest::new(method, params));
         let handle = match self
             .client
@@ -527,16 +551,20 @@ impl Connection {
                 None => std::future::pending::<()>().await,
             }
         };
-        let oversize = async {
+        // An oversize line or a breach of the framing ends the call at once.
+        let wire_event = async {
             match &wire {
                 Some(w) => loop {
                     let notified = w.notify.notified();
-                    if let Some(n) = *w.oversize.lock().expect("wire lock") {
-                        return n;
+                    if let Some(n) = w.oversize() {
+                        return Reply::Oversize(n);
+                    }
+                    if let Some(v) = w.take_violation() {
+                        return Reply::Protocol(v.to_string());
                     }
                     notified.await;
                 },
-                None => std::future::pending::<u64>().await,
+                None => std::future::pending::<Reply>().await,
             }
         };
         let keep = raw.is_some();
@@ -549,24 +577,21 @@ impl Connection {
                 // A reply may have raced the exit; the process is gone either way.
                 Reply::Exited(self.exited().unwrap_or(ExitInfo { code: None, signal: None }))
             }
-            n = oversize => Reply::Oversize(n),
+            r = wire_event => r,
         };
         // An error answer leaves its bytes on the wire state; a result's were kept above.
         if keep
             && let Some(slot) = raw
             && slot.is_none()
         {
-            *slot =
-                self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take());
+            *slot = self.wire.as_ref().and_then(|w| w.take_last_response());
         }
         reply
     }
 
     fn result_of(&self, result: ServerResult, keep: Option<&mut Option<Vec<u8>>>) -> Reply {
         // Prefer the exact bytes: rmcp's typed results drop unknown fields and fill defaults.
-        if let Some(raw) =
-            self.wire.as_ref().and_then(|w| w.last_response.lock().expect("wire lock").take())
-        {
+        if let Some(raw) = self.wire.as_ref().and_then(|w| w.take_last_response()) {
             if let Some(slot) = keep {
                 *slot = Some(raw.clone());
             }

@@ -1,45 +1,414 @@
-//! A reader between the server's stdout and rmcp: it hands rmcp whole JSON lines only, and on
-//! the way keeps what a judge needs and rmcp hides: non-JSON lines (junk), lines too long to
-//! accept (oversize, dropped with bounded memory), and the raw bytes of the last response.
+//! A tap on both directions of a stdio connection. MCP's stdio framing is one JSON-RPC message
+//! per line, UTF-8, and nothing else on stdout; rmcp skips what it cannot parse, so a broken
+//! answer would look like no answer. Between the server's stdout and rmcp sits a reader that
+//! checks every line strictly and hands rmcp only well-formed messages; between rmcp and the
+//! server's stdin a writer notes the id of every request and every notification sent, so that
+//! each response can be matched to what it answers.
+//!
+//! A breach is a [`Violation`], quoted (capped). It belongs to the call in flight when there is
+//! one (and ends that call at once: the connection wakes it through `notify`), otherwise to the
+//! server as a whole (a banner at start-up, a reply to a notification). Oversize lines are
+//! dropped while they stream, with bounded memory, and the raw bytes of the last response are
+//! kept so that the judge sees exactly what the server sent.
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 
-/// What the reader saw, shared with the connection.
-#[derive(Default)]
-pub(crate) struct WireState {
-    pub junk_lines: AtomicU64,
-    pub last_junk: Mutex<Option<String>>,
-    /// Size of the last line dropped for exceeding the limit, since the last reset.
-    pub oversize: Mutex<Option<u64>>,
-    /// Raw bytes of the last JSON-RPC response line, since the last reset.
-    pub last_response: Mutex<Option<Vec<u8>>>,
-    /// Junk lines seen since the last reset.
-    pub junk_since_reset: AtomicU64,
-    pub notify: Notify,
-}
-
-impl WireState {
-    pub fn reset(&self) {
-        *self.oversize.lock().expect("wire lock") = None;
-        *self.last_response.lock().expect("wire lock") = None;
-        self.junk_since_reset.store(0, Ordering::Relaxed);
-    }
-}
-
-/// Junk text kept per line for reports.
-const JUNK_EXCERPT: usize = 200;
+/// Bytes of an offending line quoted in a violation.
+const EXCERPT: usize = 200;
 
 /// Bytes read from the server per read call.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// Lines one message may be spread over before it is judged plain junk.
+const MAX_CONTINUATION_LINES: usize = 10_000;
+
+/// Server-wide violations kept (the count goes on).
+const MAX_STRAY: usize = 20;
+
+/// Answered ids remembered to recognise a second answer to one request.
+const MAX_ANSWERED: usize = 1 << 16;
+
+/// What was wrong with a line (or a run of lines) on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Breach {
+    /// Not UTF-8.
+    InvalidUtf8,
+    /// Not JSON at all (log text).
+    NotJson,
+    /// JSON with a bare `NaN` / `Infinity` / `-Infinity`.
+    NonFinite,
+    /// One message spread over several lines (pretty-printed).
+    MultiLine,
+    /// A JSON array (a batch) or a scalar, not one message object.
+    NotAnObject,
+    /// No `"jsonrpc": "2.0"`.
+    NoVersion,
+    /// A member twice.
+    DuplicateMember,
+    /// A response with neither `result` nor `error`.
+    NeitherResultNorError,
+    /// A response with both.
+    BothResultAndError,
+    /// A message with `method` and `result` or `error`.
+    MethodAndResult,
+    /// A response whose id matches no request sent.
+    UnknownId,
+    /// A response whose id is a request's id in another JSON type (`"7"` for `7`).
+    IdType,
+    /// A response with `id: null` (or none) to a request that had an id.
+    NullId,
+    /// A response to a notification.
+    NotificationReply,
+    /// A second response to one request.
+    DuplicateResponse,
+}
+
+impl Breach {
+    fn text(self) -> &'static str {
+        match self {
+            Self::InvalidUtf8 => "a line on stdout that is not UTF-8",
+            Self::NotJson => {
+                "a line on stdout that is not JSON-RPC (log to stderr: stdout carries only MCP messages)"
+            }
+            Self::NonFinite => {
+                "a bare NaN or Infinity, which JSON does not have (send null or a string)"
+            }
+            Self::MultiLine => {
+                "one message spread over several lines (stdio framing is one message per line: do not pretty-print)"
+            }
+            Self::NotAnObject => {
+                "a line that is JSON but not one message object (MCP has no batches)"
+            }
+            Self::NoVersion => "a message without `\"jsonrpc\": \"2.0\"`",
+            Self::DuplicateMember => "a message with a member given twice",
+            Self::NeitherResultNorError => "a response with neither `result` nor `error`",
+            Self::BothResultAndError => "a response with both `result` and `error`",
+            Self::MethodAndResult => "a message with both `method` and `result`/`error`",
+            Self::UnknownId => "a response whose id matches no request sent",
+            Self::IdType => "a response whose id has another JSON type than the request's",
+            Self::NullId => "a response with `id: null` to a request that had an id",
+            Self::NotificationReply => "a response to a notification (notifications get no answer)",
+            Self::DuplicateResponse => "a second response to one request",
+        }
+    }
+}
+
+/// One breach of the stdio framing or of JSON-RPC, with the bytes quoted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Violation {
+    pub breach: Breach,
+    /// The offending bytes, lossily decoded and cut to [`EXCERPT`] bytes.
+    pub excerpt: String,
+    /// Extra facts (the id sent, the column of a bad token, the number of lines).
+    pub note: Option<String>,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.breach.text())?;
+        if let Some(n) = &self.note {
+            write!(f, " ({n})")?;
+        }
+        write!(f, ": `{}`", self.excerpt)
+    }
+}
+
+fn quote(bytes: &[u8]) -> String {
+    let cut = bytes.len().min(EXCERPT);
+    let mut s = String::from_utf8_lossy(&bytes[..cut]).into_owned();
+    if cut < bytes.len() {
+        s.push_str(&format!("... ({} bytes)", bytes.len()));
+    }
+    s
+}
+
+/// A request id as a key: its JSON type and text, so `7` and `"7"` differ.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct IdKey {
+    string: bool,
+    text: String,
+}
+
+impl IdKey {
+    fn of(v: &Value) -> Option<Self> {
+        match v {
+            Value::String(s) => Some(Self { string: true, text: s.clone() }),
+            Value::Number(n) => Some(Self { string: false, text: n.to_string() }),
+            _ => None,
+        }
+    }
+
+    fn other_type(&self) -> Self {
+        Self { string: !self.string, text: self.text.clone() }
+    }
+}
+
+#[derive(Default)]
+struct Tap {
+    /// Requests sent and not answered yet (also those the caller gave up on: a late answer is
+    /// allowed).
+    pending: HashSet<IdKey>,
+    answered: HashSet<IdKey>,
+    /// Notifications written since the last response read: a `null`-id answer while there are
+    /// some answers one of them (a server answers in order).
+    notifications_since_response: u32,
+    /// A call is in flight and its answer has not come yet: violations are its own.
+    active: bool,
+    /// The id of the call's request, once written.
+    current: Option<IdKey>,
+    call_violation: Option<Violation>,
+    stray: Vec<Violation>,
+    stray_total: u64,
+    /// Size of the last line dropped for exceeding the limit, during the current call.
+    oversize: Option<u64>,
+    /// Raw bytes of the last response line, during the current call.
+    last_response: Option<Vec<u8>>,
+}
+
+impl Tap {
+    fn push_stray(&mut self, v: Violation) {
+        self.stray_total += 1;
+        if self.stray.len() < MAX_STRAY {
+            self.stray.push(v);
+        }
+    }
+}
+
+/// What the taps saw, shared with the connection.
+#[derive(Default)]
+pub(crate) struct WireState {
+    tap: Mutex<Tap>,
+    /// Woken on a violation of the call in flight and on an oversize line.
+    pub notify: Notify,
+}
+
+impl WireState {
+    fn tap(&self) -> std::sync::MutexGuard<'_, Tap> {
+        self.tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A call starts: what follows on stdout is its own.
+    pub fn begin_call(&self) {
+        let mut t = self.tap();
+        t.active = true;
+        t.current = None;
+        t.call_violation = None;
+        t.oversize = None;
+        t.last_response = None;
+    }
+
+    /// The call ended: what follows belongs to the server as a whole.
+    pub fn end_call(&self) {
+        let mut t = self.tap();
+        t.active = false;
+        t.current = None;
+    }
+
+    pub fn take_violation(&self) -> Option<Violation> {
+        self.tap().call_violation.take()
+    }
+
+    pub fn oversize(&self) -> Option<u64> {
+        self.tap().oversize
+    }
+
+    pub fn take_last_response(&self) -> Option<Vec<u8>> {
+        self.tap().last_response.take()
+    }
+
+    /// Violations outside any call: their number and the first few.
+    pub fn stray(&self) -> (u64, Vec<Violation>) {
+        let t = self.tap();
+        (t.stray_total, t.stray.clone())
+    }
+
+    fn record(&self, v: Violation) {
+        let mut t = self.tap();
+        if t.active && v.breach != Breach::NotificationReply {
+            if t.call_violation.is_none() {
+                t.call_violation = Some(v);
+            }
+            drop(t);
+            self.notify.notify_waiters();
+        } else {
+            t.push_stray(v);
+        }
+    }
+
+    fn set_oversize(&self, n: u64) {
+        let mut t = self.tap();
+        if !t.active {
+            let note = Some(format!("a line of {n} bytes, over the response limit"));
+            t.push_stray(Violation { breach: Breach::NotJson, excerpt: String::new(), note });
+            return;
+        }
+        t.oversize = Some(n);
+        drop(t);
+        self.notify.notify_waiters();
+    }
+
+    /// Judges one whole message line from the server; whether rmcp may see it.
+    fn judge_incoming(&self, line: &[u8]) -> Result<(), Violation> {
+        let env = envelope(line)?;
+        let v = |breach, note: Option<String>| Violation { breach, excerpt: quote(line), note };
+        if env.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+            return Err(v(Breach::NoVersion, None));
+        }
+        if env.method.is_some() {
+            return if env.result.is_some() || env.error.is_some() {
+                Err(v(Breach::MethodAndResult, None))
+            } else {
+                Ok(())
+            };
+        }
+        match (env.result.is_some(), env.error.is_some()) {
+            (true, true) => return Err(v(Breach::BothResultAndError, None)),
+            (false, false) => return Err(v(Breach::NeitherResultNorError, None)),
+            _ => {}
+        }
+        let mut t = self.tap();
+        let Some(key) = env.id.as_ref().and_then(IdKey::of) else {
+            let breach = if t.notifications_since_response > 0 {
+                t.notifications_since_response -= 1;
+                Breach::NotificationReply
+            } else {
+                Breach::NullId
+            };
+            return Err(v(breach, None));
+        };
+        if t.pending.remove(&key) {
+            t.notifications_since_response = 0;
+            if t.answered.len() >= MAX_ANSWERED {
+                t.answered.clear();
+            }
+            if t.active && t.current.as_ref() == Some(&key) {
+                t.last_response = Some(line.to_vec());
+                // What follows the answer is not the call's any more.
+                t.active = false;
+            }
+            t.answered.insert(key);
+            return Ok(());
+        }
+        if t.answered.contains(&key) {
+            return Err(v(Breach::DuplicateResponse, None));
+        }
+        let other = key.other_type();
+        if t.pending.contains(&other) {
+            let sent = if other.string { format!("\"{}\"", other.text) } else { other.text };
+            return Err(v(Breach::IdType, Some(format!("the request's id was {sent}"))));
+        }
+        Err(v(Breach::UnknownId, None))
+    }
+
+    /// Notes one message line rmcp sent to the server.
+    fn note_outgoing(&self, line: &[u8]) {
+        let Ok(env) = serde_json::from_slice::<Envelope>(line) else { return };
+        let mut t = self.tap();
+        match (&env.method, env.id.as_ref().and_then(IdKey::of)) {
+            (Some(_), Some(id)) => {
+                if t.active && t.current.is_none() {
+                    t.current = Some(id.clone());
+                }
+                t.pending.insert(id);
+            }
+            (Some(_), None) => t.notifications_since_response += 1,
+            (None, _) => {}
+        }
+    }
+}
+
+/// The members of a JSON-RPC message that framing checks need; the rest is skipped without
+/// allocating. Present-but-`null` is told apart from absent.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present_any")]
+    method: Option<()>,
+    #[serde(default, deserialize_with = "present_any")]
+    result: Option<()>,
+    #[serde(default, deserialize_with = "present_any")]
+    error: Option<()>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+fn present_any<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<()>, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| Some(()))
+}
+
+/// Whether `line` is incomplete JSON (it may go on over the next lines).
+fn is_truncated_json(line: &[u8]) -> bool {
+    serde_json::from_slice::<IgnoredAny>(line).is_err_and(|e| e.is_eof())
+}
+
+/// The envelope of a complete line, or why the line is not one message.
+fn envelope(line: &[u8]) -> Result<Envelope, Violation> {
+    let v = |breach, note: Option<String>| Violation { breach, excerpt: quote(line), note };
+    if let Err(e) = std::str::from_utf8(line) {
+        return Err(v(Breach::InvalidUtf8, Some(format!("at byte {}", e.valid_up_to()))));
+    }
+    match line.first() {
+        Some(b'{') => {}
+        Some(b'[') if serde_json::from_slice::<IgnoredAny>(line).is_ok() => {
+            return Err(v(Breach::NotAnObject, Some("a batch".into())));
+        }
+        _ if serde_json::from_slice::<IgnoredAny>(line).is_ok() => {
+            return Err(v(Breach::NotAnObject, None));
+        }
+        _ => return Err(v(Breach::NotJson, None)),
+    }
+    serde_json::from_slice::<Envelope>(line).map_err(|e| {
+        if let Some(at) = non_finite_token(line) {
+            v(Breach::NonFinite, Some(format!("at byte {at}")))
+        } else if e.to_string().starts_with("duplicate field") {
+            v(Breach::DuplicateMember, Some(e.to_string()))
+        } else {
+            v(Breach::NotJson, Some(e.to_string()))
+        }
+    })
+}
+
+/// The offset of a bare `NaN` / `Infinity` / `-Infinity` outside strings.
+fn non_finite_token(line: &[u8]) -> Option<usize> {
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in line.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if [&b"NaN"[..], b"Infinity", b"-Infinity"].iter().any(|t| line[i..].starts_with(t))
+        {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// The server's stdout as rmcp reads it: whole, well-formed message lines only.
 pub(crate) struct WireReader<R> {
     inner: R,
     line: Vec<u8>,
+    /// A message that began on an earlier line and has not been completed yet.
+    continued: Vec<u8>,
+    continued_lines: usize,
     out: Vec<u8>,
     out_pos: usize,
     discarding: Option<u64>,
@@ -55,6 +424,8 @@ impl<R> WireReader<R> {
         Self {
             inner,
             line: Vec::new(),
+            continued: Vec::new(),
+            continued_lines: 0,
             out: Vec::new(),
             out_pos: 0,
             discarding: None,
@@ -65,25 +436,82 @@ impl<R> WireReader<R> {
         }
     }
 
+    fn forward(&mut self, message: &[u8]) {
+        self.out.extend_from_slice(message);
+        self.out.push(b'\n');
+    }
+
+    /// Judges `message` and forwards it when it is well-formed.
+    fn judge(&mut self, message: &[u8]) {
+        match self.state.judge_incoming(message) {
+            Ok(()) => self.forward(message),
+            Err(v) => self.state.record(v),
+        }
+    }
+
+    /// The pending multi-line text is not going to become a message: junk.
+    fn flush_continued(&mut self) {
+        if !self.continued.is_empty() {
+            let text = std::mem::take(&mut self.continued);
+            self.continued_lines = 0;
+            self.state.record(Violation {
+                breach: Breach::NotJson,
+                excerpt: quote(&text),
+                note: None,
+            });
+        }
+    }
+
     fn finish_line(&mut self) {
         let line = std::mem::take(&mut self.line);
         let trimmed = line.trim_ascii();
         if trimmed.is_empty() {
             return;
         }
-        if matches!(trimmed.first(), Some(b'{' | b'[')) {
-            if is_response(trimmed) {
-                *self.state.last_response.lock().expect("wire lock") = Some(trimmed.to_vec());
+        if !self.continued.is_empty() {
+            let standalone = trimmed.first() == Some(&b'{')
+                && serde_json::from_slice::<IgnoredAny>(trimmed).is_ok();
+            if standalone {
+                self.flush_continued();
+            } else {
+                self.continued.push(b'\n');
+                self.continued.extend_from_slice(trimmed);
+                self.continued_lines += 1;
+                if serde_json::from_slice::<IgnoredAny>(&self.continued).is_ok() {
+                    self.finish_continued();
+                } else if self.continued_lines >= MAX_CONTINUATION_LINES
+                    || self.continued.len() > self.max_line
+                    || !is_truncated_json(&self.continued)
+                {
+                    self.flush_continued();
+                }
+                return;
             }
-            self.out.extend_from_slice(trimmed);
-            self.out.push(b'\n');
-        } else {
-            self.state.junk_lines.fetch_add(1, Ordering::Relaxed);
-            self.state.junk_since_reset.fetch_add(1, Ordering::Relaxed);
-            let text =
-                String::from_utf8_lossy(&trimmed[..trimmed.len().min(JUNK_EXCERPT)]).into_owned();
-            *self.state.last_junk.lock().expect("wire lock") = Some(text);
         }
+        if matches!(trimmed.first(), Some(b'{' | b'[')) && is_truncated_json(trimmed) {
+            self.continued = trimmed.to_vec();
+            self.continued_lines = 1;
+            return;
+        }
+        self.judge(trimmed);
+    }
+
+    /// A message spread over lines is complete: one violation, and rmcp gets nothing (the
+    /// call it answers ends on the violation).
+    fn finish_continued(&mut self) {
+        let text = std::mem::take(&mut self.continued);
+        let lines = std::mem::take(&mut self.continued_lines);
+        let compact = serde_json::from_slice::<Value>(&text)
+            .ok()
+            .and_then(|v| serde_json::to_vec(&v).ok())
+            .unwrap_or_default();
+        self.state.record(Violation {
+            breach: Breach::MultiLine,
+            excerpt: quote(&text),
+            note: Some(format!("{lines} lines")),
+        });
+        // Matching the id keeps the bookkeeping right for what follows.
+        let _ = self.state.judge_incoming(&compact);
     }
 
     fn take(&mut self, chunk: &[u8]) {
@@ -105,8 +533,7 @@ impl<R> WireReader<R> {
             match after {
                 Some(a) => {
                     if let Some(n) = self.discarding.take() {
-                        *self.state.oversize.lock().expect("wire lock") = Some(n);
-                        self.state.notify.notify_waiters();
+                        self.state.set_oversize(n);
                     } else {
                         self.finish_line();
                     }
@@ -116,13 +543,6 @@ impl<R> WireReader<R> {
             }
         }
     }
-}
-
-/// A JSON-RPC response has an `id` and a `result` or `error` (checked on the bytes: the line is
-/// parsed only if a judge asks for it).
-fn is_response(line: &[u8]) -> bool {
-    let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
-    has(b"\"id\"") && (has(b"\"result\"") || has(b"\"error\"")) && !has(b"\"method\"")
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for WireReader<R> {
@@ -158,6 +578,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for WireReader<R> {
                     if this.discarding.is_none() {
                         this.finish_line();
                     }
+                    this.flush_continued();
                     None
                 }
                 Poll::Ready(Ok(())) => {
@@ -173,37 +594,268 @@ impl<R: AsyncRead + Unpin> AsyncRead for WireReader<R> {
     }
 }
 
+/// The server's stdin as rmcp writes it: bytes pass through unchanged, and each whole line
+/// written is noted (request ids, notifications).
+pub(crate) struct WireWriter<W> {
+    inner: W,
+    line: Vec<u8>,
+    state: std::sync::Arc<WireState>,
+}
+
+impl<W> WireWriter<W> {
+    pub fn new(inner: W, state: std::sync::Arc<WireState>) -> Self {
+        Self { inner, line: Vec::new(), state }
+    }
+
+    fn noted(&mut self, written: &[u8]) {
+        let mut rest = written;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..i]);
+            let line = std::mem::take(&mut self.line);
+            self.state.note_outgoing(line.trim_ascii());
+            rest = &rest[i + 1..];
+        }
+        self.line.extend_from_slice(rest);
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for WireWriter<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = &mut *self;
+        let polled = Pin::new(&mut this.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = polled {
+            this.noted(&buf[..n]);
+        }
+        polled
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
     use tokio::io::AsyncReadExt;
 
-    async fn run(input: &[u8], max: usize) -> (String, Arc<WireState>) {
+    /// Feeds `input` as the server's stdout after the requests `sent` went out, with a call in
+    /// flight when `active`; what rmcp got and the state.
+    async fn run(
+        sent: &[&str],
+        input: &[u8],
+        max: usize,
+        active: bool,
+    ) -> (String, Arc<WireState>) {
         let state = Arc::new(WireState::default());
+        // The first request is the call in flight, the others are older.
+        let (first, older) = sent.split_first().map_or((None, &[][..]), |(f, o)| (Some(f), o));
+        for s in older {
+            state.note_outgoing(s.as_bytes());
+        }
+        if active {
+            state.begin_call();
+        }
+        if let Some(s) = first {
+            state.note_outgoing(s.as_bytes());
+        }
         let mut r = WireReader::new(input, max, Arc::clone(&state));
         let mut out = String::new();
         r.read_to_string(&mut out).await.expect("reads");
         (out, state)
     }
 
+    const REQ7: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#;
+    const OK7: &str = r#"{"jsonrpc":"2.0","id":7,"result":{}}"#;
+
+    async fn breach_of(sent: &[&str], input: &str) -> (String, Option<Violation>) {
+        let (out, st) = run(sent, input.as_bytes(), 10_000, true).await;
+        (out, st.take_violation())
+    }
+
     #[tokio::test]
-    async fn junk_is_dropped_and_counted() {
-        let (out, st) =
-            run(b"DEBUG: hi\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", 1000).await;
-        assert_eq!(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
-        assert_eq!(st.junk_lines.load(Ordering::Relaxed), 1);
-        assert_eq!(st.last_junk.lock().expect("lock").as_deref(), Some("DEBUG: hi"));
-        assert!(st.last_response.lock().expect("lock").is_some());
+    async fn a_well_formed_answer_passes_and_is_kept() {
+        let (out, st) = run(&[REQ7], format!("{OK7}\n").as_bytes(), 1000, true).await;
+        assert_eq!(out, format!("{OK7}\n"));
+        assert!(st.take_violation().is_none());
+        assert_eq!(st.take_last_response().as_deref(), Some(OK7.as_bytes()));
+        assert_eq!(st.stray().0, 0);
+    }
+
+    #[tokio::test]
+    async fn server_requests_and_notifications_pass() {
+        let input = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\
+                     {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"roots/list\"}\n";
+        let (out, v) = breach_of(&[REQ7], input).await;
+        assert_eq!(out, input);
+        assert_eq!(v, None);
+    }
+
+    #[tokio::test]
+    async fn each_breach_is_named_and_the_line_held_back() {
+        let cases: &[(&str, Breach)] = &[
+            ("INFO:echo:handling tools/call id=7", Breach::NotJson),
+            (r#"{"jsonrpc":"2.0","id":7,"result":{"ms":NaN}}"#, Breach::NonFinite),
+            (r#"{"jsonrpc":"2.0","id":7,"result":{"ms":-Infinity}}"#, Breach::NonFinite),
+            (r#"{"jsonrpc":"2.0","id":1007,"result":{}}"#, Breach::UnknownId),
+            (r#"{"jsonrpc":"2.0","id":"7","result":{}}"#, Breach::IdType),
+            (r#"{"jsonrpc":"2.0","id":null,"result":{}}"#, Breach::NullId),
+            (r#"{"jsonrpc":"2.0","id":7}"#, Breach::NeitherResultNorError),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"x"}}"#,
+                Breach::BothResultAndError,
+            ),
+            (r#"{"id":7,"result":{}}"#, Breach::NoVersion),
+            (r#"{"jsonrpc":"1.0","id":7,"result":{}}"#, Breach::NoVersion),
+            (r#"{"jsonrpc":"2.0","id":7,"result":{},"result":{}}"#, Breach::DuplicateMember),
+            (r#"[{"jsonrpc":"2.0","id":7,"result":{}}]"#, Breach::NotAnObject),
+            ("42", Breach::NotAnObject),
+            (r#"{"jsonrpc":"2.0","id":7,"method":"x","result":{}}"#, Breach::MethodAndResult),
+        ];
+        for (line, want) in cases {
+            let (out, v) = breach_of(&[REQ7], &format!("{line}\n")).await;
+            let v = v.unwrap_or_else(|| panic!("no violation for {line}"));
+            assert_eq!(v.breach, *want, "{line}: {v}");
+            assert!(v.to_string().contains(&line[..line.len().min(20)]), "quoted: {v}");
+            assert_eq!(out, "", "{line} must not reach rmcp");
+        }
+    }
+
+    #[tokio::test]
+    async fn invalid_utf8_is_named_with_its_offset() {
+        let mut input = br#"{"jsonrpc":"2.0","id":7,"result":{"t":""#.to_vec();
+        input.extend_from_slice(b"\xabEcho\xbb\"}}\n");
+        let (out, st) = run(&[REQ7], &input, 1000, true).await;
+        let v = st.take_violation().expect("a violation");
+        assert_eq!(v.breach, Breach::InvalidUtf8);
+        assert_eq!(v.note.as_deref(), Some("at byte 39"));
+        assert_eq!(out, "");
+    }
+
+    #[tokio::test]
+    async fn a_pretty_printed_answer_is_one_violation_not_many() {
+        let pretty = "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 7,\n  \"result\": {}\n}\n";
+        let (out, st) = run(&[REQ7], pretty.as_bytes(), 1000, true).await;
+        let v = st.take_violation().expect("a violation");
+        assert_eq!(v.breach, Breach::MultiLine);
+        assert_eq!(v.note.as_deref(), Some("5 lines"));
+        assert_eq!(st.stray().0, 0, "the other lines are the same violation");
+        assert_eq!(out, "");
+        // The id was answered: a repeat is a duplicate, not unknown.
+        st.begin_call();
+        let again = st.judge_incoming(OK7.as_bytes());
+        assert!(again.is_err_and(|v| v.breach == Breach::DuplicateResponse));
+    }
+
+    #[tokio::test]
+    async fn a_broken_continuation_is_junk_and_the_next_message_still_passes() {
+        let input = format!("{{ \"oops\n{OK7}\n");
+        let (out, st) = run(&[REQ7], input.as_bytes(), 1000, true).await;
+        assert_eq!(st.take_violation().map(|v| v.breach), Some(Breach::NotJson));
+        assert_eq!(out, format!("{OK7}\n"));
+    }
+
+    #[tokio::test]
+    async fn outside_a_call_violations_are_server_wide() {
+        let input = format!("Echo MCP Server running on stdio\n{OK7}\n");
+        let (out, st) = run(&[REQ7], input.as_bytes(), 1000, false).await;
+        assert_eq!(out, format!("{OK7}\n"));
+        assert_eq!(st.take_violation(), None);
+        let (n, first) = st.stray();
+        assert_eq!(n, 1);
+        assert_eq!(first[0].breach, Breach::NotJson);
+        assert!(first[0].excerpt.contains("Echo MCP Server"));
+    }
+
+    #[tokio::test]
+    async fn a_reply_to_a_notification_is_server_wide_even_during_a_call() {
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let st = Arc::new(WireState::default());
+        st.begin_call();
+        st.note_outgoing(REQ7.as_bytes());
+        st.note_outgoing(note.as_bytes());
+        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}\n";
+        let mut out = String::new();
+        WireReader::new(input, 1000, Arc::clone(&st))
+            .read_to_string(&mut out)
+            .await
+            .expect("reads");
+        assert_eq!(st.take_violation(), None);
+        assert_eq!(st.stray().1[0].breach, Breach::NotificationReply);
+    }
+
+    #[tokio::test]
+    async fn a_reply_to_a_notification_sent_before_the_request_is_still_the_notifications() {
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        let st = Arc::new(WireState::default());
+        st.note_outgoing(init.as_bytes());
+        assert!(st.judge_incoming(br#"{"jsonrpc":"2.0","id":0,"result":{}}"#).is_ok());
+        st.note_outgoing(note.as_bytes());
+        st.begin_call();
+        st.note_outgoing(list.as_bytes());
+        let null = st.judge_incoming(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
+        assert_eq!(null.map_err(|v| v.breach), Err(Breach::NotificationReply));
+        assert!(st.judge_incoming(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_ok());
+        st.begin_call();
+        let again = st.judge_incoming(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
+        assert_eq!(again.map_err(|v| v.breach), Err(Breach::NullId), "no notification pending");
+    }
+
+    #[tokio::test]
+    async fn a_late_answer_to_a_given_up_request_is_fine() {
+        let req8 = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call"}"#;
+        let ok8 = r#"{"jsonrpc":"2.0","id":8,"result":{}}"#;
+        let input = format!("{OK7}\nINFO late\n{ok8}\nINFO after\n");
+        let (out, st) = run(&[req8, REQ7], input.as_bytes(), 1000, true).await;
+        assert_eq!(out, format!("{OK7}\n{ok8}\n"));
+        let during = st.take_violation().expect("the line before the answer is the call's");
+        assert!(during.excerpt.contains("late"), "{during}");
+        assert_eq!(st.take_last_response().as_deref(), Some(ok8.as_bytes()));
+        let (n, stray) = st.stray();
+        assert_eq!(n, 1, "the line after the answer is server-wide");
+        assert!(stray[0].excerpt.contains("after"));
     }
 
     #[tokio::test]
     async fn oversize_lines_are_dropped_with_bounded_memory() {
         let mut input = vec![b'{'];
         input.extend(std::iter::repeat_n(b'x', 5000));
-        input.extend_from_slice(b"\n{\"id\":2,\"result\":1}\n");
-        let (out, st) = run(&input, 100).await;
-        assert_eq!(out, "{\"id\":2,\"result\":1}\n");
-        assert_eq!(*st.oversize.lock().expect("lock"), Some(5001));
+        input.extend_from_slice(b"\n");
+        input.extend_from_slice(OK7.as_bytes());
+        input.push(b'\n');
+        let (out, st) = run(&[REQ7], &input, 100, true).await;
+        assert_eq!(out, format!("{OK7}\n"));
+        assert_eq!(st.oversize(), Some(5001));
+    }
+
+    #[tokio::test]
+    async fn the_writer_notes_ids_across_split_writes() {
+        use tokio::io::AsyncWriteExt;
+        let state = Arc::new(WireState::default());
+        let mut w = WireWriter::new(Vec::new(), Arc::clone(&state));
+        let req = format!("{REQ7}\n");
+        let (a, b) = req.as_bytes().split_at(10);
+        w.write_all(a).await.expect("write");
+        w.write_all(b).await.expect("write");
+        assert_eq!(w.inner, req.as_bytes());
+        state.begin_call();
+        assert!(state.judge_incoming(OK7.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn non_finite_tokens_inside_strings_do_not_count() {
+        assert_eq!(non_finite_token(br#"{"a":"NaN","b":1}"#), None);
+        assert_eq!(non_finite_token(br#"{"a":"\"NaN","b":NaN}"#), Some(17));
     }
 }
