@@ -45,6 +45,20 @@ pub(crate) fn hir_of(format: &str) -> Option<regex_syntax::hir::Hir> {
         .map(|re| regex_syntax::Parser::new().parse(re).expect("built-in format regexes parse"))
 }
 
+/// A validator of `format` alone (asserted), for strings generated from a pattern beside it.
+pub(crate) fn checker(format: &str) -> Option<jsonschema::Validator> {
+    if !is_asserted(format) {
+        return None;
+    }
+    let schema = serde_json::json!({"format": format});
+    Some(
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .expect("a format-only schema builds"),
+    )
+}
+
 /// A small, valid, deterministic example of `format`.
 pub(crate) fn example(format: &str) -> Option<&'static str> {
     Some(match format {

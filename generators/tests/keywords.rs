@@ -188,6 +188,31 @@ fn formats_are_generated_and_mismatched() {
     assert!(g.boundary().expect("boundary").contains(&json!(i32::MAX)));
 }
 
+/// A `format` whose own generator never meets the `pattern` beside it: values come from the
+/// pattern and are checked against the format instead (issue 12).
+#[test]
+fn format_uri_with_a_word_class_pattern_generates() {
+    let s = json!({
+        "type": "string",
+        "format": "uri",
+        "pattern": "^https://github\\.com/[\\w.-]+/[\\w.-]+$",
+        "maxLength": 80
+    });
+    let g = compile(&s);
+    let reference = jsonschema::options().should_validate_formats(true).build(&s).expect("builds");
+    for v in valids(&g, 200) {
+        assert!(reference.is_valid(&v), "{v} is not valid");
+    }
+    let b = g.boundary().expect("boundary");
+    assert!(!b.is_empty() && b.iter().all(|v| reference.is_valid(v)), "{b:?}");
+    assert_mutation(&s, Mutation::PatternMismatch, "", "pattern");
+    assert_mutation(&s, Mutation::FormatMismatch, "", "format");
+    // Inside an object, as a tool's property.
+    let tool = json!({"type": "object", "properties": {"repo": s}, "required": ["repo"]});
+    let g = compile(&tool);
+    assert!(valids(&g, 50).iter().all(|v| g.is_valid(v)));
+}
+
 #[test]
 fn objects_required_additional_and_shrinking() {
     let s = json!({
