@@ -88,11 +88,21 @@ fn candidates(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<Value> {
         }
         let plain = shape.patterns.is_empty()
             && shape.formats.iter().all(|f| crate::format::example(f).is_none());
+        let fits = |n: u64| n >= shape.min_len && shape.max_len.is_none_or(|m| n <= m);
         if let Some(ex) = shape.formats.iter().find_map(|f| crate::format::example(f)) {
             push_unique(&mut out, json!(ex));
         }
+        // The tricky members of each format that the other keywords here allow.
+        let matchers: Vec<regex::Regex> =
+            shape.patterns.iter().filter_map(|p| b.matcher(p)).collect();
+        for f in &shape.formats {
+            for t in crate::format::tricky_examples(f) {
+                if fits(t.chars().count() as u64) && matchers.iter().all(|m| m.is_match(t)) {
+                    push_unique(&mut out, json!(t));
+                }
+            }
+        }
         if plain {
-            let fits = |n: u64| n >= shape.min_len && shape.max_len.is_none_or(|m| n <= m);
             let min = usize::try_from(shape.min_len).unwrap_or(usize::MAX);
             if min <= 10_000 {
                 push_unique(&mut out, Value::String("a".repeat(min)));

@@ -446,3 +446,48 @@ fn same_seed_same_values() {
     assert_eq!(draw(9), draw(9));
     assert_ne!(draw(9), draw(10));
 }
+
+/// The reference validator of these tests: formats asserted, built here, not the generator's.
+fn reference(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options().should_validate_formats(true).build(schema).expect("builds")
+}
+
+/// The boundary values of `schema`, each accepted by the reference validator.
+fn checked_boundary(schema: &Value) -> Vec<Value> {
+    let r = reference(schema);
+    let b = compile(schema).boundary().expect("boundary");
+    for v in &b {
+        assert!(r.is_valid(v), "{schema}: boundary {v} is invalid");
+    }
+    b
+}
+
+/// Issue 12: every tricky member of each format's corpus is a boundary value, and valid.
+#[test]
+fn format_corpora_are_boundary_values() {
+    let expected: &[(&str, &[&str])] = &[
+        ("email", &["first.last+tag@example.com", "\"quoted local\"@example.com"]),
+        (
+            "uri",
+            &[
+                "http://[::1]:8080/",
+                "https://user:p%40ss@example.com:8443/a%20b?q=1&r=%E2%82%AC#frag",
+            ],
+        ),
+        ("date-time", &["2024-02-29T23:59:59.999999+05:30", "2024-12-31t23:59:59z"]),
+        ("date", &["2024-02-29"]),
+        ("hostname", &["xn--bcher-kva.example"]),
+        ("ipv4", &["255.255.255.255"]),
+        ("ipv6", &["::ffff:192.0.2.1", "::"]),
+    ];
+    for (f, members) in expected {
+        let b = checked_boundary(&json!({"type": "string", "format": f}));
+        for m in *members {
+            assert!(b.contains(&json!(m)), "{f}: boundary {b:?} lacks {m:?}");
+        }
+    }
+    // Members longer than `maxLength` are left out, not sent as boundary values.
+    let b = checked_boundary(&json!({"type": "string", "format": "uri", "maxLength": 20}));
+    assert!(b.iter().filter_map(Value::as_str).all(|t| t.chars().count() <= 20), "{b:?}");
+    assert!(b.contains(&json!("http://[::1]:8080/")), "{b:?}");
+}
