@@ -2,7 +2,9 @@
 //! mutations, composed location by location from the simplest values, then confirmed by the
 //! oracle at the root.
 
-use crate::build::mutate::{LocalContext, LocalMutation, static_mutations, wrong_types};
+use crate::build::mutate::{
+    LocalContext, LocalMutation, sharp_mutations, static_mutations, wrong_types,
+};
 use crate::build::numeric::int_grid;
 use crate::build::{Builder, Mode, Strat, simplest};
 use crate::pointer::push as push_ptr;
@@ -49,9 +51,34 @@ fn push_unique(out: &mut Vec<Value>, v: Value) {
     }
 }
 
-/// Hostile but ordinary strings: emoji, right-to-left text, combining marks, NUL, quotes.
-const HOSTILE: &[&str] =
-    &["\u{1F600}", "\u{202E}abc", "e\u{301}", "a\u{0}b", "\"'<>&\\", " ", "\u{FEFF}"];
+/// Hostile but ordinary strings: emoji, right-to-left text, combining marks, NUL, quotes,
+/// zero-width characters.
+///
+/// Lone surrogates (U+D800..U+DFFF alone), the other classic, cannot be held in a Rust `String`
+/// nor so in a `serde_json::Value`: they are left out.
+const HOSTILE: &[&str] = &[
+    "\u{1F600}",
+    "\u{202E}abc",
+    "e\u{301}",
+    "a\u{0}b",
+    "\"'<>&\\",
+    " ",
+    "\u{FEFF}",
+    "a\u{200B}\u{200D}b",
+];
+
+/// The characters of the length-limit strings, cycled: an astral character (one code point, two
+/// UTF-16 units), a letter and its combining mark (two code points, one grapheme), NUL,
+/// zero-width space, a right-to-left override and zero-width joiner.
+const AT_LIMIT: &[char] =
+    &['\u{1F600}', 'e', '\u{301}', '\u{0}', '\u{200B}', '\u{202E}', '\u{200D}', 'x'];
+
+/// Strings of exactly `n` code points (what `minLength`/`maxLength` count), made to be counted
+/// differently by a server: all astral (`n` code points, `2n` UTF-16 units, what a JavaScript
+/// `length` sees), and the [`AT_LIMIT`] mix (fewer graphemes, invisible and control characters).
+fn at_length(n: usize) -> [String; 2] {
+    ["\u{1F600}".repeat(n), AT_LIMIT.iter().copied().cycle().take(n).collect()]
+}
 
 /// Candidate values for one location, each valid for it as far as its own keywords go.
 fn candidates(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<Value> {
@@ -88,17 +115,35 @@ fn candidates(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<Value> {
         }
         let plain = shape.patterns.is_empty()
             && shape.formats.iter().all(|f| crate::format::example(f).is_none());
+        let fits = |n: u64| n >= shape.min_len && shape.max_len.is_none_or(|m| n <= m);
         if let Some(ex) = shape.formats.iter().find_map(|f| crate::format::example(f)) {
             push_unique(&mut out, json!(ex));
         }
+        // The tricky members of each format that the other keywords here allow.
+        let matchers: Vec<regex::Regex> =
+            shape.patterns.iter().filter_map(|p| b.matcher(p)).collect();
+        for f in &shape.formats {
+            for t in crate::format::tricky_examples(f) {
+                if fits(t.chars().count() as u64) && matchers.iter().all(|m| m.is_match(t)) {
+                    push_unique(&mut out, json!(t));
+                }
+            }
+        }
         if plain {
-            let fits = |n: u64| n >= shape.min_len && shape.max_len.is_none_or(|m| n <= m);
             let min = usize::try_from(shape.min_len).unwrap_or(usize::MAX);
             if min <= 10_000 {
                 push_unique(&mut out, Value::String("a".repeat(min)));
             }
             if let Some(max) = shape.max_len.filter(|&m| m <= 10_000) {
                 push_unique(&mut out, Value::String("z".repeat(usize::try_from(max).unwrap_or(0))));
+            }
+            // Each limit again in characters that code points, UTF-16 and graphemes count apart.
+            for n in [Some(shape.min_len), shape.max_len].into_iter().flatten() {
+                if (1..=10_000).contains(&n) {
+                    for v in at_length(usize::try_from(n).unwrap_or(0)) {
+                        push_unique(&mut out, Value::String(v));
+                    }
+                }
             }
             for h in HOSTILE {
                 let n = h.chars().count() as u64;
@@ -133,6 +178,16 @@ fn candidates(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<Value> {
     out
 }
 
+/// Integers at and just past the machine widths a server may parse into, upwards: the largest
+/// `i32`, one past it, one past the integers a double holds exactly (2^53 + 1 rounds to 2^53),
+/// and the largest `i64`.
+const WIDE_UP: [i128; 4] =
+    [2_147_483_647, 2_147_483_648, 9_007_199_254_740_993, 9_223_372_036_854_775_807];
+
+/// The same widths downwards.
+const WIDE_DOWN: [i128; 4] =
+    [-2_147_483_648, -2_147_483_649, -9_007_199_254_740_993, -9_223_372_036_854_775_808];
+
 fn numbers(shape: &crate::shape::Shape, out: &mut Vec<Value>) {
     let int_only = !shape.gen_types.has(Types::FRAC);
     if let Ok((klo, khi, step)) = int_grid(shape) {
@@ -144,15 +199,16 @@ fn numbers(shape: &crate::shape::Shape, out: &mut Vec<Value>) {
             ks.extend([z, z - 1]);
         }
         ks.extend([0, 1, -1]);
+        // The widths inside the range, as multiples of the step (towards zero); the `i32`
+        // extremes themselves only when no bound is nearer.
+        let open = klo.is_none() && khi.is_none();
+        let skip = usize::from(!open);
+        let widths = WIDE_UP.iter().skip(skip).chain(WIDE_DOWN.iter().skip(skip));
+        ks.extend(widths.map(|w| w / step));
         for k in ks {
             if klo.is_none_or(|a| k >= a) && khi.is_none_or(|z| k <= z) {
                 push_unique(out, value::int(k * step));
             }
-        }
-        if klo.is_none() && khi.is_none() && shape.multiple_of.is_empty() {
-            push_unique(out, value::int(i128::from(i32::MAX)));
-            push_unique(out, value::int(i128::from(i32::MIN)));
-            push_unique(out, value::int(9_007_199_254_740_991));
         }
     }
     if !int_only && shape.multiple_of.is_empty() {
@@ -161,9 +217,11 @@ fn numbers(shape: &crate::shape::Shape, out: &mut Vec<Value>) {
                 && shape.hi.is_none_or(|b| if b.exclusive { v < b.value } else { v <= b.value })
         };
         let mut fs = vec![0.5, -0.5, 1.5];
+        // Each bound, the next representable number on either side (only the inner one is
+        // kept), and one unit inside.
         for bound in [shape.lo, shape.hi].into_iter().flatten() {
-            let eps = 1.0e-6 * bound.value.abs().max(1.0);
-            fs.extend([bound.value, bound.value + eps, bound.value - eps]);
+            let v = bound.value;
+            fs.extend([v, v.next_up(), v.next_down(), v + 1.0, v - 1.0]);
         }
         for f in fs {
             if f.is_finite() && in_range(f) {
@@ -279,6 +337,7 @@ fn mutations_at(b: &mut Builder<'_>, conj: &Conj, depth: u32) -> Vec<LocalMutati
             m.mutation != Mutation::WrongType && m.mutation != Mutation::UnexpectedNull
         }),
     );
+    out.extend(sharp_mutations(&shape));
     let Some(base) = simplest_at(b, conj, depth, true) else { return out };
     let local = LocalContext::new(b, &shape);
     out.extend(local.mutations_of(&base));

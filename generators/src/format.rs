@@ -45,6 +45,20 @@ pub(crate) fn hir_of(format: &str) -> Option<regex_syntax::hir::Hir> {
         .map(|re| regex_syntax::Parser::new().parse(re).expect("built-in format regexes parse"))
 }
 
+/// A validator of `format` alone (asserted), for strings generated from a pattern beside it.
+pub(crate) fn checker(format: &str) -> Option<jsonschema::Validator> {
+    if !is_asserted(format) {
+        return None;
+    }
+    let schema = serde_json::json!({"format": format});
+    Some(
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .expect("a format-only schema builds"),
+    )
+}
+
 /// A small, valid, deterministic example of `format`.
 pub(crate) fn example(format: &str) -> Option<&'static str> {
     Some(match format {
@@ -65,6 +79,48 @@ pub(crate) fn example(format: &str) -> Option<&'static str> {
         "relative-json-pointer" => "0",
         _ => return None,
     })
+}
+
+/// Tricky but valid members of `format`: the spellings a hand-written parser on the server
+/// tends to get wrong (a `+tag` or quoted local part, a port, an IPv6 literal, userinfo, percent
+/// escapes, an offset, a fraction, a leap day). Each is confirmed valid by the oracle's format
+/// check in the tests below: a member it rejects is removed from the list, not special-cased.
+///
+/// See: <https://www.rfc-editor.org/rfc/rfc5321#section-4.1.2>,
+/// <https://www.rfc-editor.org/rfc/rfc3986#section-3>,
+/// <https://www.rfc-editor.org/rfc/rfc3339#section-5.6>.
+pub(crate) fn tricky_examples(format: &str) -> &'static [&'static str] {
+    match format {
+        "date" => &["2024-02-29", "2000-02-29", "1970-01-01", "9999-12-31"],
+        "time" => &["23:59:59.999999Z", "00:00:00+14:00", "12:34:56-23:59"],
+        "date-time" => &[
+            "2024-02-29T23:59:59.999999+05:30",
+            "2000-02-29T00:00:00-12:00",
+            "2024-12-31t23:59:59z",
+            "1970-01-01T00:00:00.000Z",
+        ],
+        "email" | "idn-email" => &[
+            "first.last+tag@example.com",
+            "\"quoted local\"@example.com",
+            "user@mail.sub.example.co.uk",
+            "o'brien_x-y@example.org",
+        ],
+        "hostname" | "idn-hostname" => {
+            &["localhost", "xn--bcher-kva.example", "a-b.c-d.example", "a.b.c.d.e.f.example.com"]
+        }
+        "ipv4" => &["0.0.0.0", "255.255.255.255", "192.168.1.1"],
+        "ipv6" => {
+            &["::", "::ffff:192.0.2.1", "2001:db8::1", "2001:0db8:85a3:0000:0000:8a2e:0370:7334"]
+        }
+        "uri" | "iri" => &[
+            "https://user:p%40ss@example.com:8443/a%20b?q=1&r=%E2%82%AC#frag",
+            "http://[::1]:8080/",
+            "urn:isbn:0451450523",
+            "file:///tmp/x",
+        ],
+        "uri-reference" | "iri-reference" => &["//example.com:8080/a", "?q=%20", "#frag", "../a/b"],
+        _ => &[],
+    }
 }
 
 /// Strings that are not of `format` (the oracle confirms before any is labelled invalid).
@@ -143,6 +199,12 @@ mod tests {
             for _ in 0..200 {
                 let s = strategy.new_tree(&mut runner).expect("tree").current();
                 assert!(v.is_valid(&serde_json::json!(s)), "{f}: generated {s:?} is invalid");
+            }
+            for tricky in tricky_examples(f) {
+                assert!(
+                    v.is_valid(&serde_json::json!(tricky)),
+                    "{f}: tricky {tricky:?} is invalid"
+                );
             }
             let ex = example(f).expect("example");
             assert!(v.is_valid(&serde_json::json!(ex)), "{f}: example {ex:?} is invalid");

@@ -412,7 +412,9 @@ impl Generator {
 
     /// Deterministic boundary (coverage) values, all valid: the simplest value, only-required and
     /// all-properties objects, each bound and its neighbours, each enum member, empty and
-    /// maximal containers, hostile-but-valid strings, `default` and `examples`.
+    /// maximal containers, hostile-but-valid strings, tricky members of each `format` (a `+tag`
+    /// email, a URI with userinfo, port and IPv6 literal, a leap-day date-time with an offset),
+    /// `default` and `examples`.
     ///
     /// # Errors
     /// As [`Generator::valid_strategy`].

@@ -188,6 +188,31 @@ fn formats_are_generated_and_mismatched() {
     assert!(g.boundary().expect("boundary").contains(&json!(i32::MAX)));
 }
 
+/// A `format` whose own generator never meets the `pattern` beside it: values come from the
+/// pattern and are checked against the format instead (issue 12).
+#[test]
+fn format_uri_with_a_word_class_pattern_generates() {
+    let s = json!({
+        "type": "string",
+        "format": "uri",
+        "pattern": "^https://github\\.com/[\\w.-]+/[\\w.-]+$",
+        "maxLength": 80
+    });
+    let g = compile(&s);
+    let reference = jsonschema::options().should_validate_formats(true).build(&s).expect("builds");
+    for v in valids(&g, 200) {
+        assert!(reference.is_valid(&v), "{v} is not valid");
+    }
+    let b = g.boundary().expect("boundary");
+    assert!(!b.is_empty() && b.iter().all(|v| reference.is_valid(v)), "{b:?}");
+    assert_mutation(&s, Mutation::PatternMismatch, "", "pattern");
+    assert_mutation(&s, Mutation::FormatMismatch, "", "format");
+    // Inside an object, as a tool's property.
+    let tool = json!({"type": "object", "properties": {"repo": s}, "required": ["repo"]});
+    let g = compile(&tool);
+    assert!(valids(&g, 50).iter().all(|v| g.is_valid(v)));
+}
+
 #[test]
 fn objects_required_additional_and_shrinking() {
     let s = json!({
@@ -420,4 +445,186 @@ fn same_seed_same_values() {
     };
     assert_eq!(draw(9), draw(9));
     assert_ne!(draw(9), draw(10));
+}
+
+/// The reference validator of these tests: formats asserted, built here, not the generator's.
+fn reference(schema: &Value) -> jsonschema::Validator {
+    jsonschema::options().should_validate_formats(true).build(schema).expect("builds")
+}
+
+/// The boundary values of `schema`, each accepted by the reference validator.
+fn checked_boundary(schema: &Value) -> Vec<Value> {
+    let r = reference(schema);
+    let b = compile(schema).boundary().expect("boundary");
+    for v in &b {
+        assert!(r.is_valid(v), "{schema}: boundary {v} is invalid");
+    }
+    b
+}
+
+/// The deterministic mutations of `schema`, each rejected by the reference validator.
+fn checked_mutations(schema: &Value) -> Vec<Invalid> {
+    let r = reference(schema);
+    let ms = compile(schema).mutations().expect("mutations");
+    for inv in &ms {
+        assert!(!r.is_valid(&inv.value), "{schema}: mutation {inv:?} is valid");
+    }
+    ms
+}
+
+fn has_mutation(ms: &[Invalid], mutation: Mutation, keyword: &str, value: &Value) -> bool {
+    ms.iter()
+        .any(|i| i.label.mutation == mutation && i.label.keyword == keyword && &i.value == value)
+}
+
+/// Issue 12: integers at and past each bound at several distances, on the `multipleOf` grid.
+#[test]
+fn sharper_integer_bounds_respect_the_step() {
+    let s = json!({"type": "integer", "minimum": 10, "maximum": 1000, "multipleOf": 5});
+    let b = checked_boundary(&s);
+    for v in [10, 15, 995, 1000] {
+        assert!(b.contains(&json!(v)), "boundary {b:?} lacks {v}");
+    }
+    let ms = checked_mutations(&s);
+    let r = reference(&s);
+    // The nearest multiples outside violate the bound alone.
+    for (v, mutation, kw) in
+        [(5, Mutation::BelowMinimum, "minimum"), (1005, Mutation::AboveMaximum, "maximum")]
+    {
+        assert!(has_mutation(&ms, mutation, kw, &json!(v)), "no {mutation} {v}: {ms:?}");
+        let kws: Vec<String> =
+            r.iter_errors(&json!(v)).map(|e| e.kind().keyword().to_owned()).collect();
+        assert_eq!(kws, [kw], "{v} violates only `{kw}`");
+    }
+    // -1, the first machine width past each bound, and the 64-bit extremes, as multiples of 5.
+    for v in [-5_i64, -2_147_483_650, i64::MIN + 3] {
+        assert!(has_mutation(&ms, Mutation::BelowMinimum, "minimum", &json!(v)), "{v}: {ms:?}");
+    }
+    for v in [2_147_483_650_i64, i64::MAX - 2] {
+        assert!(has_mutation(&ms, Mutation::AboveMaximum, "maximum", &json!(v)), "{v}: {ms:?}");
+    }
+}
+
+/// Issue 12: an open side reaches past `i32`, past exact doubles and to the `i64` extremes.
+#[test]
+fn sharper_integers_reach_the_machine_widths() {
+    let b = checked_boundary(&json!({"type": "integer"}));
+    for v in [
+        json!(0),
+        json!(-1),
+        json!(2_147_483_647),
+        json!(2_147_483_648_i64),
+        json!(-2_147_483_649_i64),
+        json!(9_007_199_254_740_993_i64),
+        json!(-9_007_199_254_740_993_i64),
+        json!(i64::MAX),
+        json!(i64::MIN),
+    ] {
+        assert!(b.contains(&v), "boundary {b:?} lacks {v}");
+    }
+    let s = json!({"type": "integer", "minimum": 0});
+    let b = checked_boundary(&s);
+    assert!(b.contains(&json!(i64::MAX)) && b.contains(&json!(9_007_199_254_740_993_i64)));
+    let ms = checked_mutations(&s);
+    for v in [json!(-1), json!(-2_147_483_648_i64), json!(i64::MIN)] {
+        assert!(has_mutation(&ms, Mutation::BelowMinimum, "minimum", &v), "{v}: {ms:?}");
+    }
+    let s = json!({"type": "integer", "exclusiveMaximum": 0});
+    let ms = checked_mutations(&s);
+    for v in [json!(0), json!(2_147_483_648_i64), json!(i64::MAX)] {
+        assert!(has_mutation(&ms, Mutation::AboveMaximum, "exclusiveMaximum", &v), "{v}: {ms:?}");
+    }
+}
+
+/// Issue 12: a `number` bound and the next representable number on either side of it.
+#[test]
+fn sharper_number_bounds_use_the_next_representable_number() {
+    let s = json!({"type": "number", "minimum": 0, "exclusiveMaximum": 1});
+    let b = checked_boundary(&s);
+    for v in [json!(0), json!(f64::from_bits(1)), json!(1.0_f64.next_down())] {
+        assert!(b.contains(&v), "boundary {b:?} lacks {v}");
+    }
+    let ms = checked_mutations(&s);
+    assert!(has_mutation(&ms, Mutation::BelowMinimum, "minimum", &json!(-f64::from_bits(1))));
+    assert!(has_mutation(&ms, Mutation::AboveMaximum, "exclusiveMaximum", &json!(1)));
+    let s = json!({"type": "number", "exclusiveMinimum": 2.5});
+    let b = checked_boundary(&s);
+    assert!(b.contains(&json!(2.5_f64.next_up())), "{b:?}");
+    let ms = checked_mutations(&s);
+    assert!(has_mutation(&ms, Mutation::BelowMinimum, "exclusiveMinimum", &json!(2.5)));
+    assert!(has_mutation(&ms, Mutation::BelowMinimum, "exclusiveMinimum", &json!(i64::MIN)));
+}
+
+/// Issue 12: strings at each length limit in characters that code points (what JSON Schema
+/// counts), UTF-16 units and graphemes count apart, and just past the limits.
+#[test]
+fn sharper_string_lengths_in_code_points_not_utf16() {
+    let s = json!({"type": "string", "minLength": 3, "maxLength": 5});
+    let b = checked_boundary(&s);
+    let astral5 = "\u{1F600}".repeat(5);
+    assert_eq!(astral5.encode_utf16().count(), 10, "twice the limit in UTF-16 units");
+    for v in ["\u{1F600}".repeat(3), astral5] {
+        assert!(b.contains(&json!(v)), "boundary {b:?} lacks {v:?}");
+    }
+    assert!(
+        b.iter().filter_map(Value::as_str).any(|t| t.chars().count() == 5
+            && t.contains('\u{301}')
+            && t.contains('\u{200B}')
+            && t.contains('\u{0}')),
+        "a mixed limit string: {b:?}"
+    );
+    let ms = checked_mutations(&s);
+    // Two astral characters: 4 UTF-16 units, which a `length >= 3` check would pass.
+    assert!(has_mutation(&ms, Mutation::TooShort, "minLength", &json!("\u{1F600}\u{1F600}")));
+    assert!(has_mutation(&ms, Mutation::TooLong, "maxLength", &json!("e\u{301}e\u{301}e\u{301}")));
+    assert!(has_mutation(&ms, Mutation::TooLong, "maxLength", &json!("a\u{0}aaaa")));
+    let b = checked_boundary(&json!({"type": "string"}));
+    assert!(b.contains(&json!("a\u{200B}\u{200D}b")), "a zero-width boundary value: {b:?}");
+}
+
+/// Issue 12: every tricky member of each format's corpus is a boundary value, and valid.
+#[test]
+fn format_corpora_are_boundary_values() {
+    let expected: &[(&str, &[&str])] = &[
+        ("email", &["first.last+tag@example.com", "\"quoted local\"@example.com"]),
+        (
+            "uri",
+            &[
+                "http://[::1]:8080/",
+                "https://user:p%40ss@example.com:8443/a%20b?q=1&r=%E2%82%AC#frag",
+            ],
+        ),
+        ("date-time", &["2024-02-29T23:59:59.999999+05:30", "2024-12-31t23:59:59z"]),
+        ("date", &["2024-02-29"]),
+        ("hostname", &["xn--bcher-kva.example"]),
+        ("ipv4", &["255.255.255.255"]),
+        ("ipv6", &["::ffff:192.0.2.1", "::"]),
+    ];
+    for (f, members) in expected {
+        let b = checked_boundary(&json!({"type": "string", "format": f}));
+        for m in *members {
+            assert!(b.contains(&json!(m)), "{f}: boundary {b:?} lacks {m:?}");
+        }
+    }
+    // Members longer than `maxLength` are left out, not sent as boundary values.
+    let b = checked_boundary(&json!({"type": "string", "format": "uri", "maxLength": 20}));
+    assert!(b.iter().filter_map(Value::as_str).all(|t| t.chars().count() <= 20), "{b:?}");
+    assert!(b.contains(&json!("http://[::1]:8080/")), "{b:?}");
+}
+
+/// Issue 12: the sharper cases stay few per location (the engine spends them from a per-tool
+/// budget).
+#[test]
+fn deterministic_cases_per_location_stay_bounded() {
+    for (s, boundary, mutations) in [
+        (json!({"type": "integer"}), 11, 2),
+        (json!({"type": "integer", "minimum": 1, "maximum": 100}), 4, 9),
+        (json!({"type": "number", "minimum": 0, "maximum": 1}), 5, 10),
+        (json!({"type": "string", "minLength": 2, "maxLength": 10}), 14, 7),
+        (json!({"type": "string", "format": "uri"}), 8, 3),
+    ] {
+        let g = compile(&s);
+        let (b, m) = (g.boundary().expect("boundary").len(), g.mutations().expect("m").len());
+        assert!(b <= boundary && m <= mutations, "{s}: {b} boundary, {m} mutations");
+    }
 }

@@ -171,6 +171,113 @@ pub(crate) fn static_mutations(b: &mut Builder<'_>, s: &Shape) -> Vec<LocalMutat
     out
 }
 
+/// Integers just past the machine widths, upwards (see `deterministic::WIDE_UP`): one past
+/// `i32`, one past exact doubles, the largest `i64`.
+const PAST_WIDTHS: [i128; 3] = [2_147_483_648, 9_007_199_254_740_993, 9_223_372_036_854_775_807];
+
+/// The deterministic pass's sharper mutations of bounds and lengths, beyond the one per bound
+/// of [`static_mutations`]: outside each bound at several distances (the nearest multiple of the
+/// step or the next representable number, `-1`, the first machine width past it and the 64-bit
+/// extreme), and strings one code point past a length limit that UTF-16, grapheme or C-string
+/// counting would pass. Only for locations without `enum`; strings only without `pattern` or
+/// `format`, so that the length alone is violated.
+pub(crate) fn sharp_mutations(s: &Shape) -> Vec<LocalMutation> {
+    let mut out = Vec::new();
+    if s.enum_.is_some() {
+        return out;
+    }
+    let numeric = s.gen_types.has(Types::INT) || s.gen_types.has(Types::FRAC);
+    if numeric {
+        sharp_numbers(s, &mut out);
+    }
+    if s.gen_types.has(Types::STR) && s.patterns.is_empty() && s.formats.is_empty() {
+        // One astral character fewer than `minLength` code points: at least `minLength` UTF-16
+        // units, so a JavaScript `length` check passes what the schema refuses.
+        if (2..=MAX_MATERIALISED).contains(&s.min_len) {
+            let n = usize::try_from(s.min_len - 1).unwrap_or(0);
+            out.push(m(Mutation::TooShort, "minLength", Value::String("\u{1F600}".repeat(n))));
+        }
+        if let Some(max) = s.max_len.filter(|&x| (1..MAX_MATERIALISED).contains(&x)) {
+            let n = usize::try_from(max + 1).unwrap_or(0);
+            // Letters with combining marks: about half as many graphemes as code points.
+            let marks: String = ['e', '\u{301}'].iter().copied().cycle().take(n).collect();
+            out.push(m(Mutation::TooLong, "maxLength", Value::String(marks)));
+            // A NUL second: a C string of one character.
+            let nul: String = "a\u{0}".chars().chain(std::iter::repeat('a')).take(n).collect();
+            out.push(m(Mutation::TooLong, "maxLength", Value::String(nul)));
+        }
+    }
+    out
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "widths compared with f64 bounds, approximate by nature"
+)]
+fn sharp_numbers(s: &Shape, out: &mut Vec<LocalMutation>) {
+    let int_only = !s.gen_types.has(Types::FRAC);
+    let grid = int_grid(&Shape { lo: None, hi: None, ..s.clone() }).ok();
+    let step = grid.map_or(1, |(_, _, step)| step);
+    // Multiples of the step only, so that the bound alone is violated.
+    let on_grid = |v: i128, down: bool| {
+        let k = if down {
+            super::numeric::div_floor(v, step)
+        } else {
+            -super::numeric::div_floor(-v, step)
+        };
+        k.checked_mul(step)
+    };
+    if let Some(lo) = s.lo {
+        let kw = if lo.exclusive { "exclusiveMinimum" } else { "minimum" };
+        let below = |v: f64| if lo.exclusive { v <= lo.value } else { v < lo.value };
+        let mut vs: Vec<Value> = Vec::new();
+        let lo_i = super::numeric::f_to_i(lo.value.ceil());
+        // The nearest multiple below (at the bound when it is exclusive and a multiple).
+        let first = if lo.exclusive {
+            on_grid(super::numeric::f_to_i(lo.value.floor()), true)
+        } else {
+            on_grid(lo_i - 1, true)
+        };
+        vs.extend(first.map(value::int));
+        if !int_only && s.multiple_of.is_empty() {
+            vs.push(value::float(if lo.exclusive { lo.value } else { lo.value.next_down() }));
+        }
+        vs.extend(on_grid(-1, true).map(value::int));
+        let past = PAST_WIDTHS.iter().map(|w| -w).find(|&w| below(w as f64));
+        // Past the width, and the extreme within 64 bits, on the grid.
+        vs.extend(past.and_then(|w| on_grid(w, true)).map(value::int));
+        vs.extend(on_grid(i128::from(i64::MIN), false).map(value::int));
+        for v in vs {
+            if v.as_f64().is_some_and(below) {
+                out.push(m(Mutation::BelowMinimum, kw, v));
+            }
+        }
+    }
+    if let Some(hi) = s.hi {
+        let kw = if hi.exclusive { "exclusiveMaximum" } else { "maximum" };
+        let above = |v: f64| if hi.exclusive { v >= hi.value } else { v > hi.value };
+        let mut vs: Vec<Value> = Vec::new();
+        let hi_i = super::numeric::f_to_i(hi.value.floor());
+        let first = if hi.exclusive {
+            on_grid(super::numeric::f_to_i(hi.value.ceil()), false)
+        } else {
+            on_grid(hi_i + 1, false)
+        };
+        vs.extend(first.map(value::int));
+        if !int_only && s.multiple_of.is_empty() {
+            vs.push(value::float(if hi.exclusive { hi.value } else { hi.value.next_up() }));
+        }
+        let past = PAST_WIDTHS.iter().copied().find(|&w| above(w as f64));
+        vs.extend(past.and_then(|w| on_grid(w, false)).map(value::int));
+        vs.extend(on_grid(i128::from(i64::MAX), true).map(value::int));
+        for v in vs {
+            if v.as_f64().is_some_and(above) {
+                out.push(m(Mutation::AboveMaximum, kw, v));
+            }
+        }
+    }
+}
+
 /// Values outside an enum, of the enum's own types where possible.
 fn outside_enum(values: &[Value]) -> Vec<Value> {
     let mut out = Vec::new();
