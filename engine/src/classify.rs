@@ -351,8 +351,143 @@ fn clip(s: &str) -> String {
     }
 }
 
+impl Outcome {
+    /// The cause of a failure, normalised so that one bug gives one text whatever the input:
+    /// the kind, the JSON-RPC code, the exception (class and message) or panic location, the
+    /// exit status. Digits become `#` and long quoted values `'…'`: they are usually the input
+    /// echoed back.
+    #[must_use]
+    pub fn cause(&self) -> String {
+        let kind = self.kind();
+        match self {
+            Self::Exited { exit, stderr } => match crash_site(stderr) {
+                Some(site) => format!("{kind}: {exit}: {site}"),
+                None => format!("{kind}: {exit}"),
+            },
+            Self::RpcError { code, message } => format!("{kind} {code}: {}", normalise(message)),
+            Self::HandlerException { text: m }
+            | Self::InternalError { message: m }
+            | Self::InvalidParams { message: m }
+            | Self::ToolError { text: m, .. } => format!("{kind}: {}", normalise(m)),
+            // The breach, not the bytes quoted after it.
+            Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
+                let what = detail.split(": `").next().unwrap_or(detail);
+                format!("{kind}: {}", normalise(what))
+            }
+            Self::Ok | Self::Timeout | Self::Oversize { .. } => kind.to_owned(),
+        }
+    }
+}
+
+/// Where a crashed process says it failed: a Rust panic's location, or the last
+/// `SomeError: message` line of a Python traceback or a Node.js stack.
+fn crash_site(stderr: &[String]) -> Option<String> {
+    if let Some(at) = stderr.iter().find_map(|l| l.split_once("panicked at ").map(|(_, r)| r)) {
+        return Some(format!("panic at {}", at.trim_end_matches(':')));
+    }
+    stderr.iter().rev().map(|l| l.trim()).find(|l| is_exception_line(l)).map(normalise)
+}
+
+/// `ZeroDivisionError: division by zero`, `TypeError: Cannot read ...`, `KeyError`.
+fn is_exception_line(line: &str) -> bool {
+    let name = line.split(':').next().unwrap_or("");
+    let last = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && (last.ends_with("Error") || last.ends_with("Exception"))
+}
+
+/// The first meaningful line of `text` (not a lone brace), digits as `#`, long quoted values
+/// as `'…'`, at most 160 characters.
+fn normalise(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !matches!(*l, "{" | "[" | "}" | "]"))
+        .unwrap_or("");
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+            out.push('#');
+        } else if matches!(c, '\'' | '"' | '`') {
+            let quoted: String = chars.by_ref().take_while(|&d| d != c).collect();
+            if quoted.chars().count() > 24 {
+                out.push_str(&format!("{c}…{c}"));
+            } else {
+                out.push(c);
+                out.push_str(&collapse_digits(&quoted));
+                out.push(c);
+            }
+        } else {
+            out.push(c);
+        }
+        if out.chars().count() >= 160 {
+            break;
+        }
+    }
+    out
+}
+
+/// Each run of digits as one `#`.
+fn collapse_digits(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('#') {
+            out.push('#');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_bug_has_one_cause_whatever_the_input() {
+        let exc = |t: &str| Outcome::HandlerException { text: t.to_owned() };
+        assert_eq!(
+            exc("Error executing tool shout: 'NoneType' object has no attribute 'upper'").cause(),
+            "handler-exception: Error executing tool shout: 'NoneType' object has no attribute 'upper'"
+        );
+        assert_eq!(
+            exc("TypeError: x is 12 long\n  at f (a.js:3:4)").cause(),
+            exc("TypeError: x is 7 long\n  at f (a.js:3:4)").cause()
+        );
+        let long_a = exc("no note 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' found").cause();
+        assert_eq!(
+            long_a,
+            exc("no note 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' found").cause()
+        );
+        assert_ne!(exc("KeyError: 'a'").cause(), exc("KeyError: 'b'").cause(), "short quotes stay");
+        let died = |lines: &[&str]| Outcome::Exited {
+            exit: ExitInfo { code: Some(101), signal: None },
+            stderr: lines.iter().map(|l| (*l).to_owned()).collect(),
+        };
+        let panic =
+            died(&["thread 'main' panicked at src/search.rs:88:24:", "attempt to divide by zero"]);
+        assert_eq!(panic.cause(), "exited: exit status 101: panic at src/search.rs:88:24");
+        let py = died(&[
+            "Traceback (most recent call last):",
+            "  File \"s.py\", line 3",
+            "ZeroDivisionError: division by zero",
+        ]);
+        assert_eq!(py.cause(), "exited: exit status 101: ZeroDivisionError: division by zero");
+        assert_eq!(died(&["bye"]).cause(), "exited: exit status 101");
+        let pv = |d: &str| Outcome::ProtocolViolation { detail: d.to_owned() };
+        assert_eq!(
+            pv("a line (at byte 12): `junk: 1`").cause(),
+            pv("a line (at byte 9): `junk: 2`").cause()
+        );
+        assert_eq!(Outcome::Timeout.cause(), "timeout");
+        let rpc = Outcome::RpcError { code: -32000, message: "boom 3".into() };
+        assert_eq!(rpc.cause(), "rpc-error -32000: boom #");
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -5,7 +5,7 @@
 use crate::classify::Outcome;
 use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::plan::{Case, Mode};
-use crate::report::{Finding, Score, ToolReport};
+use crate::report::{Finding, MAX_OTHER_CASES, Score, ToolReport};
 use crate::tools::Tool;
 
 /// Judges one tool's results (in case order): unavailable, or one finding per identity, each
@@ -108,10 +108,12 @@ pub(crate) fn judge(
             ))
         };
         if let Some((kind, severity, message)) = found {
-            push_once(
-                &mut tool_findings,
-                (finding(tool, case, outcome, kind, severity, message), Some(*i)),
-            );
+            let f = finding(tool, case, outcome, kind, severity, message);
+            if severity == Severity::Failure {
+                push_by_cause(&mut tool_findings, f, *i);
+            } else {
+                push_once(&mut tool_findings, (f, Some(*i)));
+            }
         }
     }
     tr.score = Score::new(tr.graceful, tr.scored).percent;
@@ -150,8 +152,10 @@ pub(crate) fn describe(o: &Outcome) -> String {
     }
 }
 
+/// The first meaningful line: not blank, not a lone brace of a pretty-printed JSON text.
 fn first_line(s: &str) -> String {
-    clip(s.lines().next().unwrap_or(""))
+    let meaningful = |l: &&str| !l.trim().is_empty() && !matches!(l.trim(), "{" | "[" | "}" | "]");
+    clip(s.lines().find(meaningful).unwrap_or("").trim())
 }
 
 pub(crate) fn clip(s: &str) -> String {
@@ -175,6 +179,27 @@ fn finding(
         arguments: Some(case.arguments.clone()),
         outcome: Some(outcome.clone()),
         ..Finding::general(Some(tool.name.clone()), kind, severity, message)
+    }
+}
+
+/// Keeps one failure finding per cause: the first, simplest case, counting the others and
+/// naming the first few.
+fn push_by_cause(list: &mut Vec<(Finding, Option<usize>)>, mut f: Finding, index: usize) {
+    let cause = f.outcome.as_ref().map(Outcome::cause);
+    let same = list
+        .iter_mut()
+        .find(|(g, _)| g.severity == Severity::Failure && g.kind == f.kind && g.cause == cause);
+    match same {
+        Some((g, _)) => {
+            g.occurrences += 1;
+            if let Some(label) = f.case.take().filter(|_| g.other_cases.len() < MAX_OTHER_CASES) {
+                g.other_cases.push(label);
+            }
+        }
+        None => {
+            f.cause = cause;
+            list.push((f, Some(index)));
+        }
     }
 }
 

@@ -167,12 +167,35 @@ pub struct Finding {
     /// What shrinking did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrink: Option<ShrinkStats>,
+    /// The failure's cause, normalised ([`Outcome::cause`]): the failing cases of one tool with
+    /// one cause are this one finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
+    /// How many cases failed with this cause (the finding shows the first, simplest one).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub occurrences: u64,
+    /// The labels of the other cases that failed with this cause, in case order (at most
+    /// [`MAX_OTHER_CASES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_cases: Vec<CaseLabel>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
     /// What a case file needs beyond the report (not serialised).
     #[serde(skip)]
     pub evidence: Option<Box<Evidence>>,
+}
+
+/// Other cases of one cause kept on its finding.
+pub const MAX_OTHER_CASES: usize = 10;
+
+fn one() -> u64 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 impl Finding {
@@ -196,6 +219,9 @@ impl Finding {
             minimal_arguments: None,
             flaky: None,
             shrink: None,
+            cause: None,
+            occurrences: 1,
+            other_cases: Vec::new(),
             extra: Map::new(),
             evidence: None,
         }

@@ -18,14 +18,13 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-/// What makes a case's outcome a failure finding, for `--max-failures`: its identity.
-pub(crate) type FailureKey = (&'static str, Option<String>, Option<String>);
+/// What makes a case's outcome a failure finding, for `--max-failures`: its cause (one
+/// finding per cause and tool).
+pub(crate) type FailureKey = String;
 
-/// The failure identity of a case's outcome, if the outcome is a failure.
+/// The cause of a case's outcome, if the outcome is a failure.
 pub(crate) fn failure_key(case: &Case, outcome: &Outcome) -> Option<FailureKey> {
-    outcome
-        .fails(case.label.mode.is_valid())
-        .then(|| (outcome.kind(), case.label.mutation.clone(), case.label.pointer.clone()))
+    outcome.fails(case.label.mode.is_valid()).then(|| outcome.cause())
 }
 
 /// What the workers of one tool share: where to stop.
@@ -159,7 +158,7 @@ mod tests {
     use super::*;
 
     fn key(kind: &'static str) -> FailureKey {
-        (kind, None, None)
+        kind.to_owned()
     }
 
     #[test]

@@ -101,7 +101,7 @@ pub(crate) fn tricky_examples(format: &str) -> &'static [&'static str] {
         ],
         "email" | "idn-email" => &[
             "first.last+tag@example.com",
-            "\"quoted local\"@example.com",
+            "\"quoted.local\"@example.com",
             "user@mail.sub.example.co.uk",
             "o'brien_x-y@example.org",
         ],

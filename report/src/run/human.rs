@@ -125,6 +125,9 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
     if let Some(c) = &f.case {
         let _ = writeln!(s, "      case: {}", super::case_text(c));
     }
+    if let Some(more) = super::other_cases_text(f) {
+        let _ = writeln!(s, "      same cause: {more}");
+    }
     if let Some(a) = &f.arguments {
         let _ = writeln!(s, "      arguments: {}", Value::Object(a.clone()));
     }

@@ -139,6 +139,9 @@ fn describe(body: &mut String, r: &Report, f: &Finding) {
     if let Some(c) = &f.case {
         let _ = writeln!(body, "case: {}", super::case_text(c));
     }
+    if let Some(more) = super::other_cases_text(f) {
+        let _ = writeln!(body, "same cause: {more}");
+    }
     if let Some(a) = &f.arguments {
         let _ = writeln!(body, "arguments: {}", Value::Object(a.clone()));
     }

@@ -162,6 +162,9 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
             c.keyword.as_deref().map_or(String::new(), |k| format!(", keyword {}", code_span(k)));
         let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&super::case_text(c)));
     }
+    if let Some(more) = super::other_cases_text(f) {
+        let _ = writeln!(s, "**Same cause:** {}\n", text(&more));
+    }
     if let Some(a) = &f.arguments {
         let _ =
             writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(tool));

@@ -49,3 +49,22 @@ fn case_text(c: &CaseLabel) -> String {
         .to_owned(),
     }
 }
+
+/// The other cases that failed with a finding's cause, as one line: `4 more: boundary x2;
+/// wrong-type at `/id`; ...`; `None` when the finding has only its own case.
+fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
+    let more = f.occurrences.checked_sub(1).filter(|n| *n > 0)?;
+    let mut labels: Vec<(String, usize)> = Vec::new();
+    for text in f.other_cases.iter().map(case_text) {
+        match labels.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => labels.push((text, 1)),
+        }
+    }
+    let mut parts: Vec<String> =
+        labels.into_iter().map(|(t, n)| if n > 1 { format!("{t} x{n}") } else { t }).collect();
+    if (f.other_cases.len() as u64) < more {
+        parts.push("...".to_owned());
+    }
+    Some(format!("{more} more case(s): {}", parts.join("; ")))
+}
