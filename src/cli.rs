@@ -285,6 +285,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "P", help_heading = "Policy")]
     pub fail_under: Option<f64>,
 
+    /// No progress on stderr (else a bar on a terminal, otherwise a line per tool done and
+    /// one every 10 s in a long tool).
+    #[arg(long, short = 'q', help_heading = "Output")]
+    pub quiet: bool,
+
     /// Also call tools that are not annotated readOnlyHint: true.
     #[arg(long, help_heading = "Selection")]
     pub include_destructive: bool,

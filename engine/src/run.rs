@@ -14,8 +14,8 @@ use crate::server::{Instance, ListError};
 use crate::tools::ListingProblem;
 use std::time::Instant;
 
-/// Progress of a run, for a progress bar.
-#[derive(Debug, Clone, Copy, Default)]
+/// Progress of a run, for a progress bar or progress lines.
+#[derive(Debug, Clone, Default)]
 pub struct Progress {
     /// Cases done so far.
     pub done: u64,
@@ -25,6 +25,10 @@ pub struct Progress {
     pub findings: u64,
     /// Server restarts so far.
     pub restarts: u64,
+    /// Tools run to the end so far.
+    pub tools_done: u64,
+    /// The tool that just finished, in the update sent when it does (else `None`).
+    pub finished_tool: Option<String>,
 }
 
 /// Why a run could not happen at all.
@@ -92,7 +96,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 ToolEvent::Planned(n) => prog.planned += n,
                 ToolEvent::CaseFinished => prog.done += 1,
             }
-            progress(prog);
+            progress(prog.clone());
         };
         let ctx = Context {
             cfg,
@@ -109,7 +113,10 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         tools.push(ran.report);
         prog.findings = findings.len() as u64;
         prog.restarts = slots.iter().map(|s| s.restarts).sum();
-        progress(prog);
+        prog.tools_done += 1;
+        prog.finished_tool = Some(tool.name.clone());
+        progress(prog.clone());
+        prog.finished_tool = None;
     }
     findings.extend(stray_finding(&slots));
     let (mut restarts, mut calls) = (0, 0);

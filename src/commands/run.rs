@@ -14,7 +14,9 @@ use mcp_fuzz_engine::report::Report;
 use mcp_fuzz_engine::run::{Progress, RunError, run as run_campaign};
 use mcp_fuzz_report::run::{baseline, render};
 use std::io::IsTerminal as _;
+use std::io::Write as _;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// `mcp-fuzz run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
@@ -26,7 +28,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         .map(|p| input::read_baseline(p, args.update_baseline))
         .transpose()?;
     let cfg = config::run(args)?;
-    let bar = progress_bar(plan.stdout_is_machine());
+    let bar = if args.quiet { None } else { progress_bar(plan.stdout_is_machine()) };
+    let mut lines = (!args.quiet && bar.is_none()).then(ProgressLines::new);
     // A test hook: panic once this many cases have run, to check that a panic leaves no server
     // behind (`tests/integration/run.rs`). Not part of the interface.
     let panic_after =
@@ -37,7 +40,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
                 panic_after.is_none_or(|n| p.done < n),
                 "__MCP_FUZZ_TEST_PANIC_AFTER_CASES reached"
             );
-            show_progress(bar.as_ref(), p);
+            show_progress(bar.as_ref(), &p);
+            if let Some(l) = lines.as_mut() {
+                l.update(&p);
+            }
         })
         .await)
     });
@@ -78,11 +84,47 @@ fn progress_bar(stdout_is_machine: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn show_progress(bar: Option<&ProgressBar>, p: Progress) {
+fn show_progress(bar: Option<&ProgressBar>, p: &Progress) {
     if let Some(b) = bar {
         b.set_length(p.planned);
         b.set_position(p.done);
         b.set_message(format!("{} findings, {} restarts", p.findings, p.restarts));
+    }
+}
+
+/// Progress for a log (stderr not a terminal: CI): a line per tool done, and one every
+/// [`ProgressLines::EVERY`] inside a long tool, so that a stalled job shows where it is.
+struct ProgressLines {
+    started: Instant,
+    last: Instant,
+}
+
+impl ProgressLines {
+    const EVERY: Duration = Duration::from_secs(10);
+
+    fn new() -> Self {
+        let now = Instant::now();
+        Self { started: now, last: now }
+    }
+
+    fn update(&mut self, p: &Progress) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let line = if let Some(tool) = &p.finished_tool {
+            format!(
+                "mcp-fuzz: {tool} done; {} tool(s), {} cases, {} findings, {} restarts so far ({elapsed:.1}s)",
+                p.tools_done, p.done, p.findings, p.restarts
+            )
+        } else if self.last.elapsed() >= Self::EVERY {
+            format!(
+                "mcp-fuzz: {} of {} planned cases, {} findings so far ({elapsed:.1}s)",
+                p.done, p.planned, p.findings
+            )
+        } else {
+            return;
+        };
+        self.last = Instant::now();
+        // A closed stderr is no reason to stop the run.
+        let _ = writeln!(std::io::stderr(), "{line}");
     }
 }
 
