@@ -53,6 +53,12 @@ pub enum FindingKind {
     JunkOnStdout,
     /// An `inputSchema` that cannot be fuzzed.
     SchemaError,
+    /// `null` for an optional property that does not allow it, accepted as if the property were
+    /// absent (leniency, not a crash: an info, once per tool).
+    NullAsAbsent,
+    /// A string such as `"0"` or `"true"` accepted for a number or a boolean (lax coercion, as
+    /// pydantic does by default: an info, once per tool).
+    LaxCoercion,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -251,6 +257,26 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "A tool's inputSchema cannot be used to generate arguments.",
             expected: "a valid, satisfiable JSON Schema as inputSchema",
             help: "Fix the inputSchema so that it is valid JSON Schema and some value satisfies it.",
+        },
+    ),
+    (
+        FindingKind::NullAsAbsent,
+        Rule {
+            id: "MCPF0018",
+            name: "null-as-absent",
+            short: "The tool treats null for an optional property as if the property were absent.",
+            expected: "null rejected where the schema does not allow it",
+            help: "Declare the property nullable (type [\"...\", \"null\"]) or reject null.",
+        },
+    ),
+    (
+        FindingKind::LaxCoercion,
+        Rule {
+            id: "MCPF0019",
+            name: "lax-coercion",
+            short: "The tool accepts a string such as \"0\" or \"true\" for a number or a boolean.",
+            expected: "a value of the declared type",
+            help: "Validate strictly (pydantic: strict mode) or declare the string form in the schema.",
         },
     ),
 ];

@@ -62,11 +62,13 @@ pub(crate) fn judge(
                 tr.scored += 1;
                 None
             } else if matches!(outcome, Outcome::Ok) {
-                Some((
-                    FindingKind::AcceptsInvalid,
-                    Severity::Warning,
-                    format!("accepted invalid input ({}) without an error", case.label),
-                ))
+                Some(leniency(tool, case).unwrap_or_else(|| {
+                    (
+                        FindingKind::AcceptsInvalid,
+                        Severity::Warning,
+                        format!("accepted invalid input ({}) without an error", case.label),
+                    )
+                }))
             } else {
                 tr.scored += 1;
                 Some((
@@ -109,7 +111,9 @@ pub(crate) fn judge(
         };
         if let Some((kind, severity, message)) = found {
             let f = finding(tool, case, outcome, kind, severity, message);
-            if severity == Severity::Failure {
+            if severity == Severity::Failure
+                || matches!(f.kind, FindingKind::NullAsAbsent | FindingKind::LaxCoercion)
+            {
                 push_by_cause(&mut tool_findings, f, *i);
             } else {
                 push_once(&mut tool_findings, (f, Some(*i)));
@@ -182,13 +186,63 @@ fn finding(
     }
 }
 
+/// Invalid input accepted in a way that is leniency rather than a missing check: `null` for an
+/// optional property (treated as absent), or a number or boolean spelt as a string.
+fn leniency(tool: &Tool, case: &Case) -> Option<(FindingKind, Severity, String)> {
+    let pointer = case.label.pointer.as_deref()?;
+    let sent = serde_json::Value::Object(case.arguments.clone()).pointer(pointer).cloned();
+    match (case.label.mutation.as_deref()?, sent?) {
+        ("unexpected-null", serde_json::Value::Null) if is_optional(tool.input(), pointer) => {
+            Some((
+                FindingKind::NullAsAbsent,
+                Severity::Info,
+                format!(
+                    "treats null as absent (`{pointer}` accepted null): declare it nullable or reject it"
+                ),
+            ))
+        }
+        ("wrong-type", serde_json::Value::String(s))
+            if s.parse::<f64>().is_ok() || s == "true" || s == "false" =>
+        {
+            Some((
+                FindingKind::LaxCoercion,
+                Severity::Info,
+                format!(
+                    "coerces strings such as {s:?} to the declared type (`{pointer}`): validate strictly or declare the string form"
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether the property at instance `pointer` is an optional member of a plain object schema
+/// (found through `properties` only; anything else is not known to be optional).
+fn is_optional(schema: &serde_json::Value, pointer: &str) -> bool {
+    let segments: Vec<String> =
+        pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~")).collect();
+    let Some((last, path)) = segments.split_last() else { return false };
+    let mut at = schema;
+    for seg in path {
+        match at.get("properties").and_then(|p| p.get(seg)) {
+            Some(next) => at = next,
+            None => return false,
+        }
+    }
+    at.get("properties").and_then(|p| p.get(last)).is_some()
+        && !at
+            .get("required")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|r| r.iter().any(|v| v.as_str() == Some(last)))
+}
+
 /// Keeps one failure finding per cause: the first, simplest case, counting the others and
 /// naming the first few.
 fn push_by_cause(list: &mut Vec<(Finding, Option<usize>)>, mut f: Finding, index: usize) {
     let cause = f.outcome.as_ref().map(Outcome::cause);
     let same = list
         .iter_mut()
-        .find(|(g, _)| g.severity == Severity::Failure && g.kind == f.kind && g.cause == cause);
+        .find(|(g, _)| g.severity == f.severity && g.kind == f.kind && g.cause == cause);
     match same {
         Some((g, _)) => {
             g.occurrences += 1;
@@ -219,4 +273,45 @@ pub(crate) fn schema_finding(tool: &str, msg: &str) -> Finding {
         Severity::Warning,
         format!("the tool's inputSchema cannot be fuzzed: {msg}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{CaseLabel, Mode};
+    use serde_json::json;
+
+    fn invalid(mutation: &str, pointer: &str, args: serde_json::Value) -> Case {
+        Case {
+            label: CaseLabel {
+                mode: Mode::Invalid,
+                mutation: Some(mutation.into()),
+                pointer: Some(pointer.into()),
+                keyword: Some("type".into()),
+                fed: None,
+            },
+            arguments: args.as_object().expect("object").clone(),
+            draw: None,
+        }
+    }
+
+    #[test]
+    fn leniency_is_told_apart_from_a_missing_check() {
+        let schema = json!({"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "string"}, "limit": {"type": "integer"},
+            "opts": {"type": "object", "properties": {"deep": {"type": "boolean"}}}}});
+        let tool = Tool::new("t", schema);
+        let kind = |c: &Case| leniency(&tool, c).map(|(k, s, _)| (k, s));
+        let null_optional = invalid("unexpected-null", "/limit", json!({"id": "a", "limit": null}));
+        assert_eq!(kind(&null_optional), Some((FindingKind::NullAsAbsent, Severity::Info)));
+        let nested =
+            invalid("unexpected-null", "/opts/deep", json!({"id": "a", "opts": {"deep": null}}));
+        assert_eq!(kind(&nested), Some((FindingKind::NullAsAbsent, Severity::Info)));
+        let null_required = invalid("unexpected-null", "/id", json!({"id": null}));
+        assert_eq!(kind(&null_required), None, "null for a required property is accepts-invalid");
+        let coerced = invalid("wrong-type", "/limit", json!({"id": "a", "limit": "0"}));
+        assert_eq!(kind(&coerced), Some((FindingKind::LaxCoercion, Severity::Info)));
+        let other = invalid("wrong-type", "/limit", json!({"id": "a", "limit": "abc"}));
+        assert_eq!(kind(&other), None);
+    }
 }
