@@ -220,6 +220,17 @@ impl Builder<'_> {
             .boxed())
     }
 
+    /// The conjunction of `nodes`, or `None` when one of them is the `false` schema (nothing
+    /// may be there).
+    fn satisfiable(&self, nodes: Vec<NodeId>) -> Option<Conj> {
+        let conj = Conj { nodes, ..Conj::default() }.with_nodes(&[]);
+        if conj.nodes.iter().any(|&n| self.plan.node(n).boolean == Some(false)) {
+            None
+        } else {
+            Some(conj)
+        }
+    }
+
     /// The constraints of item `i` of an array at this shape.
     pub(crate) fn item_conj(&self, shape: &Shape, i: usize) -> Option<Conj> {
         let mut nodes = Vec::new();
@@ -231,12 +242,7 @@ impl Builder<'_> {
                 nodes.push(it);
             }
         }
-        let conj = Conj { nodes, ..Conj::default() }.with_nodes(&[]);
-        if conj.nodes.iter().any(|&n| self.plan.node(n).boolean == Some(false)) {
-            None
-        } else {
-            Some(conj)
-        }
+        self.satisfiable(nodes)
     }
 
     pub(crate) fn prefix_len(&self, shape: &Shape) -> usize {
@@ -440,12 +446,7 @@ impl Builder<'_> {
             }
         }
 
-        let conj = Conj { nodes, ..Conj::default() }.with_nodes(&[]);
-        if conj.nodes.iter().any(|&n| self.plan.node(n).boolean == Some(false)) {
-            None
-        } else {
-            Some(conj)
-        }
+        self.satisfiable(nodes)
     }
 
     /// The constraints on a property no `properties` or `patternProperties` names; `None` when
@@ -456,12 +457,7 @@ impl Builder<'_> {
             .iter()
             .filter_map(|&id| self.plan.node(id).additional_properties)
             .collect();
-        let conj = Conj { nodes, ..Conj::default() }.with_nodes(&[]);
-        if conj.nodes.iter().any(|&n| self.plan.node(n).boolean == Some(false)) {
-            None
-        } else {
-            Some(conj)
-        }
+        self.satisfiable(nodes)
     }
 
     /// Whether a generated extra key would collide with declared or pattern properties.
