@@ -104,8 +104,11 @@ fn bench(c: &mut Criterion) {
         inherit_env: false,
         cwd: None,
     };
-    let opts =
-        ConnectOptions { startup_timeout: Duration::from_secs(10), max_response_bytes: 16 << 20 };
+    let opts = ConnectOptions {
+        startup_timeout: Duration::from_secs(10),
+        max_response_bytes: 16 << 20,
+        max_call_time: Duration::from_secs(60),
+    };
     let conn = rt.block_on(Connection::connect(&target, &opts)).expect("connects");
     let a = args();
 

@@ -42,6 +42,7 @@ fn config(jobs: usize) -> RunConfig {
             connect: ConnectOptions {
                 startup_timeout: Duration::from_secs(10),
                 max_response_bytes: 16 << 20,
+                max_call_time: Duration::from_secs(60),
             },
             timeout: Duration::from_secs(10),
         },

@@ -98,15 +98,17 @@ pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
 /// (usually [`target`] of the same flags).
 ///
 /// # Errors
-/// A bad `--startup-timeout` or `--timeout`.
+/// A bad `--startup-timeout`, `--timeout` or `--max-call-time`.
 pub fn server_with(args: &TargetArgs, target: Target) -> Result<ServerSpec, CliError> {
+    let timeout = duration(&args.timeout, "--timeout")?;
     Ok(ServerSpec {
         target,
         connect: ConnectOptions {
             startup_timeout: duration(&args.startup_timeout, "--startup-timeout")?,
             max_response_bytes: args.max_response_bytes,
+            max_call_time: duration(&args.max_call_time, "--max-call-time")?.max(timeout),
         },
-        timeout: duration(&args.timeout, "--timeout")?,
+        timeout,
     })
 }
 

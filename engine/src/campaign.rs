@@ -2,6 +2,8 @@
 //! case order what a single job would have kept (up to the first stop, leaving out a kind of case
 //! that kept killing or hanging the server), judge, and shrink every failure found on a case.
 
+use crate::classify::Outcome;
+use crate::client::{Late, LateWatch};
 use crate::config::{MAX_RESTARTS_PER_TOOL, RunConfig};
 use crate::feed::Pool;
 use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
@@ -116,6 +118,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     let mut keys = std::collections::BTreeSet::new();
     let mut stop = None;
     let mut incomplete = false;
+    let mut late = Vec::new();
     // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
     let mut mode_restarts = [0_u32; 2];
     let mut gave_up = [false; 2];
@@ -132,6 +135,8 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
             break;
         };
         *tr.outcomes.entry(d.outcome.kind().to_owned()).or_default() += 1;
+        let succeeded = tr.valid_succeeded.get_or_insert(0);
+        *succeeded += u64::from(valid == 1 && d.outcome == Outcome::Ok);
         match case.label.mode {
             Mode::Boundary => tr.cases.boundary += 1,
             Mode::Valid => tr.cases.valid += 1,
@@ -140,6 +145,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
         if let Some(r) = &d.result {
             ctx.pool.harvest(r);
         }
+        late.extend(d.late);
         if let Some(key) = failure_key(case, &d.outcome) {
             keys.insert(key);
         }
@@ -195,6 +201,12 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     }
     tool_findings.extend(judge(tool, &cases, &results, &mut tr));
 
+    // A call past its timeout is a hang only if it stays unanswered; a finding whose calls were
+    // all answered late is a slow warning, which is not shrunk. A short grace first (most late
+    // answers come soon); what is still unanswered is shrunk, and judged again after.
+    let grace = (cfg.server.timeout / 2).min(LATE_GRACE);
+    settle_timeouts(&mut tool_findings, &late, Instant::now() + grace, false, cfg).await;
+
     // Shrink every failure found on a case, on the first server instance.
     for (f, origin) in &mut tool_findings {
         let Some(i) = *origin else { continue };
@@ -210,7 +222,17 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
             case: &cases[i],
             outcome: &outcome,
         };
-        let shrunk = shrink(&mut ctx.slots[0], &campaign.shrink, &subject, ctx.run_deadline).await;
+        let shrinking = shrink(&mut ctx.slots[0], &campaign.shrink, &subject, ctx.run_deadline);
+        // A timeout whose calls all get their answers late is slow, not worth shrinking: stop
+        // as soon as the last late answer comes.
+        let shrunk = if f.kind == FindingKind::Timeout {
+            tokio::select! {
+                s = shrinking => s,
+                () = all_answered(&late) => continue,
+            }
+        } else {
+            shrinking.await
+        };
         f.minimal_arguments = Some(shrunk.minimal);
         f.flaky = shrunk.flaky;
         f.shrink = Some(shrunk.stats);
@@ -222,7 +244,56 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
             draw: cases[i].draw,
         }));
     }
+    // A call is called hung once watched for twice its timeout (shrinking usually took longer).
+    let t = cfg.server.timeout;
+    let watched = (t * 2).max(t + std::time::Duration::from_secs(1));
+    let by = late.iter().map(|w| w.sent() + watched).max().unwrap_or_else(Instant::now);
+    settle_timeouts(&mut tool_findings, &late, by, true, cfg).await;
+    // Calls still unanswered are not watched past the tool: the server is told to stop them.
+    for w in &late {
+        w.give_up();
+    }
+    join_all(late.iter().map(|w| w.settle(w.limit()))).await;
     ToolRun { report: tr, findings: tool_findings.into_iter().map(|(f, _)| f).collect(), stop }
+}
+
+/// Resolves once every watched call has been answered; never, if one is not.
+async fn all_answered(late: &[LateWatch]) {
+    for w in late {
+        if !matches!(w.settle(w.limit()).await, Late::Answered(_)) {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// How long a tool's end waits for late answers before shrinking its timeouts.
+const LATE_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Settles the tool's `timeout` findings with what the watches on its unanswered calls know by
+/// `by`; unless `last`, a finding with a call still unanswered stays a `timeout` for now.
+async fn settle_timeouts(
+    findings: &mut [(Finding, Option<usize>)],
+    late: &[LateWatch],
+    by: Instant,
+    last: bool,
+    cfg: &RunConfig,
+) {
+    if !findings.iter().any(|(f, _)| f.kind == FindingKind::Timeout) {
+        return;
+    }
+    let lates: Vec<Late> = join_all(late.iter().map(|w| async {
+        match w.settle(by).await {
+            Late::Waiting => Late::Unanswered(w.watched()),
+            l => l,
+        }
+    }))
+    .await;
+    let waiting = late.iter().any(|w| w.now() == Late::Waiting);
+    for (f, _) in findings.iter_mut().filter(|(f, _)| f.kind == FindingKind::Timeout) {
+        if last || !waiting {
+            settle(f, &lates, cfg.server.timeout);
+        }
+    }
 }
 
 /// The tool's generator and its planned cases, or why its `inputSchema` cannot be fuzzed.
@@ -231,4 +302,39 @@ fn compile_and_plan(tool: &Tool, cfg: &RunConfig) -> Result<(Generator, Vec<Case
     let cases =
         plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases).map_err(|e| e.to_string())?;
     Ok((generator, cases))
+}
+
+/// Makes a `timeout` finding a `hang` (some call of its tool that got no answer in time was not
+/// answered later either, while watched: at most one more `--timeout`, never past
+/// `--max-call-time` from its start) or a `slow` warning (every one was answered, late).
+fn settle(f: &mut Finding, lates: &[Late], timeout: std::time::Duration) {
+    let secs = |pick: fn(&Late) -> Option<std::time::Duration>| {
+        lates.iter().filter_map(pick).map(|d| d.as_secs_f64()).reduce(f64::max)
+    };
+    let watched = secs(|l| match l {
+        Late::Unanswered(d) => Some(*d),
+        _ => None,
+    });
+    let answered = secs(|l| match l {
+        Late::Answered(d) => Some(*d),
+        _ => None,
+    });
+    let timeout = timeout.as_secs_f64();
+    let (kind, text) = match (watched, answered) {
+        (None, Some(longest)) => {
+            f.severity = Severity::Warning;
+            (
+                FindingKind::Slow,
+                format!(
+                    "answered only after {longest:.1} s (--timeout {timeout} s): slow, not hung"
+                ),
+            )
+        }
+        (Some(w), _) => {
+            (FindingKind::Hang, format!("no answer within {w:.0} s (--timeout {timeout} s)"))
+        }
+        (None, None) => (FindingKind::Hang, format!("no answer within --timeout {timeout} s")),
+    };
+    f.kind = kind;
+    f.message = f.message.replacen("no answer within the timeout", &text, 1);
 }

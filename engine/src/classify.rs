@@ -43,6 +43,18 @@ pub enum Outcome {
     },
     /// No answer in time.
     Timeout,
+    /// No answer in time, while the server's stderr showed an unreachable upstream or a retry
+    /// loop: not the server's own hang.
+    UpstreamTimeout {
+        /// The stderr line that shows it.
+        evidence: String,
+    },
+    /// Cancelled because it could not finish within `--max-call-time` (its progress rate, or
+    /// still reporting progress at the limit).
+    Slow {
+        /// Why, with the estimate.
+        detail: String,
+    },
     /// The process died.
     Exited {
         /// The exit status or the signal that ended it.
@@ -79,6 +91,8 @@ impl Outcome {
             Self::InternalError { .. } => "internal-error",
             Self::RpcError { .. } => "rpc-error",
             Self::Timeout => "timeout",
+            Self::UpstreamTimeout { .. } => "upstream-timeout",
+            Self::Slow { .. } => "slow",
             Self::Exited { .. } => "exited",
             Self::ProtocolViolation { .. } => "protocol-violation",
             Self::OutputSchemaViolation { .. } => "output-schema-violation",
@@ -119,8 +133,21 @@ impl Outcome {
         if valid_input {
             self.is_failure()
         } else {
-            !self.is_graceful() && !matches!(self, Self::Ok)
+            !self.is_graceful() && !self.is_unjudged() && !matches!(self, Self::Ok)
         }
+    }
+
+    /// Whether this outcome names an unreachable upstream (an error that says so, or a timeout
+    /// while stderr showed it).
+    #[must_use]
+    pub fn names_upstream(&self) -> bool {
+        matches!(self, Self::ToolError { upstream: true, .. } | Self::UpstreamTimeout { .. })
+    }
+
+    /// Whether this outcome says nothing about input handling: slow work, a dead upstream.
+    #[must_use]
+    pub fn is_unjudged(&self) -> bool {
+        matches!(self, Self::Slow { .. } | Self::UpstreamTimeout { .. })
     }
 
     /// The message or text carried, if any.
@@ -131,9 +158,10 @@ impl Outcome {
             Self::InvalidParams { message }
             | Self::InternalError { message }
             | Self::RpcError { message, .. } => Some(message),
-            Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
-                Some(detail)
-            }
+            Self::ProtocolViolation { detail }
+            | Self::OutputSchemaViolation { detail }
+            | Self::Slow { detail } => Some(detail),
+            Self::UpstreamTimeout { evidence } => Some(evidence),
             _ => None,
         }
     }
@@ -198,6 +226,22 @@ const VALIDATION_MARKERS: &[&str] = &[
 const UPSTREAM_MARKERS: &[&str] = &[
     "EAI_AGAIN",
     "ECONNREFUSED",
+    "EHOSTUNREACH",
+    "ENETUNREACH",
+    "ECONNABORTED",
+    "socket hang up",
+    "Could not connect",
+    "could not connect",
+    "Failed to connect",
+    "failed to connect",
+    "network connection",
+    "network error",
+    "Network error",
+    "connection issue",
+    "connection error",
+    "Connection error",
+    "429 Too Many Requests",
+    "500 Internal Server Error from",
     "ENOTFOUND",
     "ECONNRESET",
     "ETIMEDOUT",
@@ -252,6 +296,13 @@ pub fn looks_like_upstream(text: &str) -> bool {
     UPSTREAM_MARKERS.iter().any(|m| text.contains(m))
 }
 
+/// Whether a log line shows a retry loop (`connection error; retrying in 1s`).
+#[must_use]
+pub fn looks_like_retry(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    lower.contains("retrying") || lower.contains("retry in") || lower.contains("will retry")
+}
+
 /// Judges a reply. `output` validates `structuredContent` when the tool declares an
 /// `outputSchema`; `stderr` is the server's last stderr lines (for deaths).
 #[must_use]
@@ -265,7 +316,14 @@ pub fn classify(
         Reply::RpcError { code: -32602, message } => Outcome::InvalidParams { message },
         Reply::RpcError { code: -32603, message } => Outcome::InternalError { message },
         Reply::RpcError { code, message } => Outcome::RpcError { code, message },
-        Reply::Timeout => Outcome::Timeout,
+        Reply::Timeout(_) => {
+            let stderr = stderr();
+            match stderr.iter().rev().find(|l| looks_like_upstream(l) || looks_like_retry(l)) {
+                Some(line) => Outcome::UpstreamTimeout { evidence: clip(line) },
+                None => Outcome::Timeout,
+            }
+        }
+        Reply::Slow(detail) => Outcome::Slow { detail },
         Reply::Exited(exit) => Outcome::Exited { exit, stderr: stderr() },
         Reply::Oversize(bytes) => Outcome::Oversize { bytes },
         Reply::Protocol(detail) => Outcome::ProtocolViolation { detail },
@@ -374,7 +432,11 @@ impl Outcome {
                 let what = detail.split(": `").next().unwrap_or(detail);
                 format!("{kind}: {}", normalise(what))
             }
-            Self::Ok | Self::Timeout | Self::Oversize { .. } => kind.to_owned(),
+            Self::Ok
+            | Self::Timeout
+            | Self::UpstreamTimeout { .. }
+            | Self::Slow { .. }
+            | Self::Oversize { .. } => kind.to_owned(),
         }
     }
 }

@@ -59,6 +59,15 @@ pub enum FindingKind {
     /// A string such as `"0"` or `"true"` accepted for a number or a boolean (lax coercion, as
     /// pydantic does by default: an info, once per tool).
     LaxCoercion,
+    /// A call got no answer within the timeout, nor later while it was watched (up to
+    /// `--max-call-time`).
+    Hang,
+    /// A call answered only after the timeout, or cancelled because its own progress showed it
+    /// could not finish within `--max-call-time` (a warning: slow is not hung).
+    Slow,
+    /// A call got no answer in time while the server's stderr showed an unreachable upstream or
+    /// a retry loop (not a bug of the server's own: an info).
+    UpstreamTimeout,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -277,6 +286,36 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "The tool accepts a string such as \"0\" or \"true\" for a number or a boolean.",
             expected: "a value of the declared type",
             help: "Validate strictly (pydantic: strict mode) or declare the string form in the schema.",
+        },
+    ),
+    (
+        FindingKind::Hang,
+        Rule {
+            id: "MCPF0020",
+            name: "hang",
+            short: "The tool call got no answer within the timeout, nor later while it was watched.",
+            expected: "an answer (a result or an error) within the timeout, or progress notifications while the work goes on",
+            help: "Bound every loop and wait in the handler by the input, reject inputs that would take too long, and answer every request.",
+        },
+    ),
+    (
+        FindingKind::Slow,
+        Rule {
+            id: "MCPF0021",
+            name: "slow",
+            short: "The tool call was answered only after the timeout, or its progress showed it could not finish within the call limit.",
+            expected: "an answer within the timeout, or progress notifications at a rate that finishes within --max-call-time",
+            help: "Bound the work by the input (cap counts and sizes in the inputSchema), send progress notifications for long work, and honour notifications/cancelled.",
+        },
+    ),
+    (
+        FindingKind::UpstreamTimeout,
+        Rule {
+            id: "MCPF0022",
+            name: "upstream-timeout",
+            short: "The tool call got no answer in time while the server's stderr showed an unreachable upstream or a retry loop.",
+            expected: "a prompt isError result naming the upstream when it cannot be reached",
+            help: "Bound retries of upstream calls and answer with a readable error when the upstream is down; provide the upstream (network, credentials) for a meaningful run.",
         },
     ),
 ];

@@ -30,13 +30,17 @@ pub(crate) fn judge(
         )
     };
     let unavailable = !valid_results.is_empty()
-        && valid_results.iter().all(|o| error_answer(o))
-        && (valid_results.iter().all(|o| matches!(o, Outcome::ToolError { upstream: true, .. }))
-            || same_message(results));
+        && (valid_results.iter().all(|o| o.names_upstream())
+            || (valid_results.iter().all(|o| error_answer(o)) && same_message(results)));
     if unavailable {
         tr.status = ToolStatus::Unavailable;
         let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
-        tr.reason = Some(format!("every call fails the same way, whatever the input: {msg}"));
+        let how = if valid_results.iter().all(|o| o.names_upstream()) {
+            "every call fails on an unreachable upstream"
+        } else {
+            "every call fails the same way"
+        };
+        tr.reason = Some(format!("{how}, whatever the input: {msg}"));
         tool_findings.push((
             Finding {
                 outcome: valid_results.first().map(|o| (*o).clone()),
@@ -45,7 +49,12 @@ pub(crate) fn judge(
                     FindingKind::ToolUnavailable,
                     Severity::Warning,
                     format!(
-                        "every call fails the same way, whatever the input (left out of the score): {}",
+                        "{how}, whatever the input (left out of the score{}): {}",
+                        if results.len() < cases.len() {
+                            format!("; called no more after {} calls", results.len())
+                        } else {
+                            String::new()
+                        },
                         clip(&msg)
                     ),
                 )
@@ -56,7 +65,15 @@ pub(crate) fn judge(
     }
     for (i, outcome) in results {
         let case = &cases[*i];
-        let found = if case.label.mode == Mode::Invalid {
+        let found = if outcome.is_unjudged() {
+            // Slow work or a dead upstream says nothing about input handling: out of the score.
+            let severity = if matches!(outcome, Outcome::Slow { .. }) {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
+            Some((FindingKind::of(outcome), severity, describe(outcome)))
+        } else if case.label.mode == Mode::Invalid {
             if outcome.is_graceful() {
                 tr.graceful += 1;
                 tr.scored += 1;
@@ -112,7 +129,13 @@ pub(crate) fn judge(
         if let Some((kind, severity, message)) = found {
             let f = finding(tool, case, outcome, kind, severity, message);
             if severity == Severity::Failure
-                || matches!(f.kind, FindingKind::NullAsAbsent | FindingKind::LaxCoercion)
+                || matches!(
+                    f.kind,
+                    FindingKind::NullAsAbsent
+                        | FindingKind::LaxCoercion
+                        | FindingKind::Slow
+                        | FindingKind::UpstreamTimeout
+                )
             {
                 push_by_cause(&mut tool_findings, f, *i);
             } else {
@@ -136,6 +159,11 @@ pub(crate) fn describe(o: &Outcome) -> String {
     match o {
         Outcome::Exited { exit, .. } => format!("the server died ({exit})"),
         Outcome::Timeout => "no answer within the timeout".into(),
+        Outcome::UpstreamTimeout { evidence } => format!(
+            "no answer within the timeout while the server's stderr shows an unreachable upstream: {}",
+            first_line(evidence)
+        ),
+        Outcome::Slow { detail } => format!("too slow: {detail}"),
         Outcome::HandlerException { text } => {
             format!("an exception surfaced as a tool error: {}", first_line(text))
         }

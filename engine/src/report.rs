@@ -82,6 +82,10 @@ pub struct ToolReport {
     pub score: Option<f64>,
     /// How often each outcome kind was seen.
     pub outcomes: BTreeMap<String, u64>,
+    /// Valid (and boundary) cases answered with a successful result (`None` in reports older
+    /// than this field, and for tools not called).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_succeeded: Option<u64>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -91,6 +95,16 @@ pub struct ToolReport {
 }
 
 impl ToolReport {
+    /// "0 of 24 valid calls succeeded", for a tool that was called with valid cases and never
+    /// answered one with success: its score then says nothing about its real behaviour.
+    #[must_use]
+    pub fn coverage_note(&self) -> Option<String> {
+        let valid = self.cases.valid + self.cases.boundary;
+        (self.status == ToolStatus::Tested && valid > 0 && self.valid_succeeded == Some(0)).then(|| {
+            format!("0 of {valid} valid calls succeeded: the score says nothing about its real behaviour")
+        })
+    }
+
     /// A tool about to be run.
     #[must_use]
     pub fn new(name: &str) -> Self {
@@ -103,6 +117,7 @@ impl ToolReport {
             scored: 0,
             score: None,
             outcomes: BTreeMap::new(),
+            valid_succeeded: None,
             extra: Map::new(),
             skip: None,
         }

@@ -4,7 +4,7 @@
 //! `mcp-fuzz call`, `replay` and `clients --call` all call tools through it.
 
 use crate::classify::{Outcome, classify};
-use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, Reply, Target};
+use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target};
 use crate::tools::{Listing, list_all};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -50,6 +50,8 @@ pub struct Called {
     pub exchange: Option<Exchange>,
     /// The server's stderr tail after the call, when the exchange was asked for.
     pub stderr: Vec<String>,
+    /// The watch on a call that got no answer in time: a late answer makes it slow, none a hang.
+    pub late: Option<LateWatch>,
 }
 
 /// What to keep of a call besides its outcome.
@@ -59,6 +61,9 @@ pub struct Keep {
     pub exchange: bool,
     /// The result (for output feeding).
     pub result: bool,
+    /// The watch on a call that gets no answer in time; without it such a call is cancelled at
+    /// once.
+    pub late: bool,
 }
 
 impl<'s> Instance<'s> {
@@ -167,18 +172,28 @@ impl<'s> Instance<'s> {
             Reply::Result(v) if keep.result => Some(v.clone()),
             _ => None,
         };
+        let late = match &reply {
+            Reply::Timeout(w) if keep.late => Some(w.clone()),
+            Reply::Timeout(w) => {
+                w.give_up();
+                None
+            }
+            _ => None,
+        };
         let outcome = classify(reply, output, || conn.stderr_tail());
         let stderr = if keep.exchange { conn.stderr_tail() } else { Vec::new() };
         let restarted = match &outcome {
             Outcome::Exited { .. } => true,
-            Outcome::Timeout => !conn.ping(Duration::from_secs(2).min(timeout)).await,
+            Outcome::Timeout | Outcome::UpstreamTimeout { .. } => {
+                !conn.ping(Duration::from_secs(2).min(timeout)).await
+            }
             _ => false,
         };
         self.calls += 1;
         if restarted {
             self.close().await;
         }
-        Ok(Called { outcome, restarted, result, exchange, stderr })
+        Ok(Called { outcome, restarted, result, exchange, stderr, late })
     }
 }
 

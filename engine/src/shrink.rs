@@ -509,7 +509,12 @@ pub(crate) async fn shrink(
     for _ in 0..cfg.reruns {
         let Ok(c) = search
             .slot
-            .call(subject.tool, &minimal, subject.output, Keep { exchange: true, result: false })
+            .call(
+                subject.tool,
+                &minimal,
+                subject.output,
+                Keep { exchange: true, ..Keep::default() },
+            )
             .await
         else {
             break;

@@ -107,7 +107,8 @@ pub fn describe(reply: &Reply) -> String {
     match reply {
         Reply::Result(v) => format!("result {}", excerpt(v)),
         Reply::RpcError { code, message } => format!("JSON-RPC error {code}: {message}"),
-        Reply::Timeout => "no answer in time".into(),
+        Reply::Timeout(_) => "no answer in time".into(),
+        Reply::Slow(why) => format!("too slow: {why}"),
         Reply::Exited(info) => format!("the server died ({info})"),
         Reply::Oversize(n) => format!("a response of {n} bytes, over the limit"),
         Reply::Protocol(p) => format!("protocol violation: {p}"),

@@ -10,6 +10,7 @@
 //! run by some worker, and the run keeps exactly the results a single job would have kept.
 
 use crate::classify::Outcome;
+use crate::client::LateWatch;
 use crate::config::MAX_RESTARTS_PER_TOOL;
 use crate::plan::Case;
 use crate::server::{Instance, Keep};
@@ -17,6 +18,13 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
+
+/// Calls whose outcomes all name an unreachable upstream before a tool is called no more.
+///
+/// Why: every further call of such a tool is the same failed network request; six calls (valid
+/// and invalid ones are interleaved from the start of the plan) show it does not depend on the
+/// input, well within the "at most 12 calls" an unavailable tool may cost.
+pub(crate) const UPSTREAM_CALLS: usize = 6;
 
 /// What makes a case's outcome a failure finding, for `--max-failures`: its cause (one
 /// finding per cause and tool).
@@ -40,12 +48,21 @@ pub(crate) struct Stop {
     failures_left: Option<usize>,
     /// The first case whose server could not be (re)started.
     broken: Option<usize>,
+    /// Cases and whether their outcome names an unreachable upstream.
+    upstream: Vec<(usize, bool)>,
     deadline: Option<Instant>,
 }
 
 impl Stop {
     pub fn new(failures_left: Option<usize>, deadline: Option<Instant>) -> Self {
-        Self { restarts: Vec::new(), failures: Vec::new(), failures_left, broken: None, deadline }
+        Self {
+            restarts: Vec::new(),
+            failures: Vec::new(),
+            failures_left,
+            broken: None,
+            upstream: Vec::new(),
+            deadline,
+        }
     }
 
     /// A case index past which a one-job run certainly stopped, if one is known yet.
@@ -59,7 +76,18 @@ impl Stop {
                 (seen.len() >= left).then_some(i)
             })
         });
-        [by_failures, self.broken].into_iter().flatten().min()
+        [by_failures, self.broken, self.unavailable_bound()].into_iter().flatten().min()
+    }
+
+    /// The case at which a one-job run saw the tool's first [`UPSTREAM_CALLS`] outcomes (in case
+    /// order) all name an unreachable upstream: the tool is unavailable and is called no more.
+    fn unavailable_bound(&self) -> Option<usize> {
+        let mut u = self.upstream.clone();
+        u.sort_unstable();
+        let first = u.get(..UPSTREAM_CALLS)?;
+        // Only a prefix without gaps tells what a one-job run saw first.
+        let contiguous = first.iter().enumerate().all(|(k, (i, _))| k == *i);
+        (contiguous && first.iter().all(|(_, up)| *up)).then(|| first[UPSTREAM_CALLS - 1].0)
     }
 
     /// A case index past which a one-job run stopped sending cases of this validity, because
@@ -92,6 +120,7 @@ pub(crate) struct Done {
     pub outcome: Outcome,
     pub restarted: bool,
     pub result: Option<Value>,
+    pub late: Option<LateWatch>,
 }
 
 /// What one tool's workers share.
@@ -123,7 +152,7 @@ pub(crate) async fn work(
         if shared.stop.borrow().skips(i, valid) {
             continue;
         }
-        let keep = Keep { exchange: false, result: shared.feed };
+        let keep = Keep { exchange: false, result: shared.feed, late: true };
         match slot.call(shared.tool, &case.arguments, shared.output, keep).await {
             Err(e) => {
                 let mut stop = shared.stop.borrow_mut();
@@ -131,6 +160,7 @@ pub(crate) async fn work(
                 return (done, Some(format!("the server could not be restarted: {e}")));
             }
             Ok(c) => {
+                shared.stop.borrow_mut().upstream.push((i, c.outcome.names_upstream()));
                 if let Some(key) = failure_key(case, &c.outcome) {
                     shared.stop.borrow_mut().failures.push((i, key));
                 }
@@ -145,6 +175,7 @@ pub(crate) async fn work(
                     outcome: c.outcome,
                     restarted: c.restarted,
                     result: c.result,
+                    late: c.late,
                 });
                 (shared.on_case.borrow_mut())();
             }

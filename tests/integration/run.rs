@@ -270,14 +270,67 @@ fn a_listing_with_ever_new_cursors_stops_at_100_pages() {
 }
 
 #[test]
-fn slow_answers_within_the_timeout_are_fine_and_late_ones_time_out_without_a_restart() {
+fn late_answers_are_slow_warnings_not_hangs_and_need_no_restart() {
     // `slow` sleeps 1.5 s by default and up to 5 s; it keeps answering ping meanwhile.
-    let (code, r, _) = run_json("fx-slow", &["--timeout", "1", "--cases", "0"]);
-    assert_eq!(code, FINDINGS, "{r:#}");
-    assert!(kinds(&r).contains(&"timeout".to_owned()), "{:?}", kinds(&r));
+    // With --timeout 3 the 5 s sleeps are late, and answered well before a hang is called.
+    let (code, r, _) = run_json("fx-slow", &["--timeout", "3", "--cases", "0"]);
+    assert_eq!(code, SUCCESS, "slow is a warning, not a failure: {r:#}");
+    assert_eq!(kinds(&r), ["slow"], "{r:#}");
+    let slow = &r["findings"][0];
+    assert_eq!(slow["severity"], "warning");
+    let message = slow["message"].as_str().expect("message");
+    assert!(message.starts_with("answered only after "), "{message}");
+    assert!(message.contains("(--timeout 3 s): slow, not hung"), "{message}");
+    assert!(slow.get("minimalArguments").is_none(), "a slow call is not shrunk: {slow}");
     assert_eq!(r["restarts"], 0, "a slow server answers ping: no restart");
     let counts = &tool(&r, "slow")["outcomes"];
     assert!(counts["ok"].as_u64().unwrap_or(0) >= 1, "short sleeps still answer: {counts}");
+    assert!(counts["timeout"].as_u64().unwrap_or(0) >= 1, "long ones did not in time: {counts}");
+}
+
+#[test]
+fn progress_extends_the_timeout_and_an_unbounded_rate_is_cancelled_at_once() {
+    let (code, r, _) =
+        run_json("fx-progress", &["--timeout", "1", "--max-call-time", "10s", "--no-shrink"]);
+    assert_eq!(code, SUCCESS, "{r:#}");
+    let long_op = tool(&r, "long_op");
+    // The default operation (3 s, a report every 0.3 s) outlives --timeout 1 and answers.
+    assert!(long_op["outcomes"]["ok"].as_u64().unwrap_or(0) >= 1, "{long_op}");
+    let slow: Vec<&str> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["tool"] == "long_op" && f["kind"] == "slow")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    let estimate = slow
+        .iter()
+        .find(|m| m.contains("at the observed rate"))
+        .unwrap_or_else(|| panic!("steps 2^31 - 1 must be cancelled on its rate: {slow:?}"));
+    assert!(estimate.contains("days") || estimate.contains("years"), "{estimate}");
+    assert!(estimate.contains("it cannot finish within 10 s, so it was cancelled"), "{estimate}");
+    assert!(r["durationSecs"].as_f64().expect("duration") < 60.0, "no call ran to a limit");
+}
+
+#[test]
+fn an_unreachable_upstream_makes_each_tool_unavailable_within_twelve_calls() {
+    let log = std::env::temp_dir().join(format!("mcp-fuzz-upstream-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let env = format!("FX_LOG_FILE={}", log.display());
+    let (code, r, _) = run_json("fx-upstream-down", &["--timeout", "3", "--env", &env]);
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert_eq!(code, SUCCESS, "an unavailable tool is a warning: {r:#}");
+    for name in ["geocode", "get_quote", "sync_inventory", "search_catalog"] {
+        let t = tool(&r, name);
+        assert_eq!(t["status"], "unavailable", "{t}");
+        let n = calls.lines().filter(|l| *l == name).count();
+        assert!((1..=12).contains(&n), "{name} was called {n} times");
+        assert!(t["reason"].as_str().is_some_and(|m| m.contains("unreachable upstream")), "{t}");
+    }
+    // The retry loop on stderr makes the unanswered calls upstream timeouts, never hangs.
+    assert_eq!(tool(&r, "sync_inventory")["outcomes"].get("timeout"), None, "{r:#}");
+    assert!(!kinds(&r).iter().any(|k| k == "hang" || k == "timeout"), "{:?}", kinds(&r));
 }
 
 #[test]
@@ -311,7 +364,9 @@ fn hangs_time_out_and_the_run_goes_on() {
     let env = format!("FX_MARKER_FILE={}", marker.display());
     let (code, r, _) = run_json("fx-hang", &["--timeout", "1", "--no-shrink", "--env", &env]);
     assert_eq!(code, FINDINGS);
-    assert!(kinds(&r).contains(&"timeout".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(kinds(&r), ["hang"], "{r:#}");
+    let message = r["findings"][0]["message"].as_str().expect("message");
+    assert!(message.starts_with("no answer within "), "{message}");
     assert_eq!(tool(&r, "wait")["status"], "tested");
     // Every timed-out request was cancelled (`notifications/cancelled`), before any restart.
     let timeouts = tool(&r, "wait")["outcomes"]["timeout"].as_u64().expect("timeout count");

@@ -6,9 +6,13 @@
 //! the child's exit status (watched directly, since a grandchild may hold stdout open), junk on
 //! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
 
+mod progress;
 mod wire;
 
+pub use progress::{Late, LateWatch};
+
 pub use mcp_fuzz_compat::capture::excerpt;
+use progress::{Book, Handler};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, PingRequest,
     ProtocolVersion, ServerResult,
@@ -20,7 +24,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{oneshot, watch};
 use wire::{WireReader, WireState, WireWriter};
@@ -133,6 +137,9 @@ pub struct ConnectOptions {
     pub startup_timeout: Duration,
     /// Largest response line accepted.
     pub max_response_bytes: usize,
+    /// Longest a call may take: progress extends its timeout up to this, and a call past its
+    /// timeout is watched until this for a late answer (`--max-call-time`).
+    pub max_call_time: Duration,
 }
 
 /// Why a connection could not be made.
@@ -229,8 +236,12 @@ pub enum Reply {
         /// The error message.
         message: String,
     },
-    /// No answer in time.
-    Timeout,
+    /// No answer (and no progress) within the timeout; the call is still watched for a late
+    /// answer.
+    Timeout(LateWatch),
+    /// Cancelled because it could not finish within `--max-call-time`: why (its progress rate,
+    /// or the limit reached while it still reported progress).
+    Slow(String),
     /// The process died.
     Exited(ExitInfo),
     /// A response line longer than the limit (dropped).
@@ -253,7 +264,9 @@ pub struct Exchange {
 
 /// One live server.
 pub struct Connection {
-    client: RunningService<RoleClient, ClientConfig>,
+    client: RunningService<RoleClient, Handler>,
+    book: Arc<Book>,
+    max_call_time: Duration,
     wire: Option<Arc<WireState>>,
     exit: Option<watch::Receiver<Option<ExitInfo>>>,
     kill: Option<oneshot::Sender<()>>,
@@ -263,12 +276,13 @@ pub struct Connection {
     pub server: ServerInfo,
 }
 
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
+fn client_handler(book: &Arc<Book>) -> Handler {
+    let info = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("mcp-fuzz", env!("CARGO_PKG_VERSION")),
     )
-    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    Handler { info, book: Arc::clone(book) }
 }
 
 fn tail(stderr: &Mutex<VecDeque<String>>) -> Vec<String> {
@@ -363,8 +377,11 @@ impl Connection {
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
         let writer = WireWriter::new(stdin, Arc::clone(&wire));
         let mut exit_watch = exit_rx.clone();
-        let handshake =
-            tokio::time::timeout(opts.startup_timeout, client_config().serve((reader, writer)));
+        let book = Arc::new(Book::default());
+        let handshake = tokio::time::timeout(
+            opts.startup_timeout,
+            client_handler(&book).serve((reader, writer)),
+        );
         let outcome = tokio::select! {
             r = handshake => Some(r),
             _ = exit_watch.wait_for(Option::is_some) => None,
@@ -404,6 +421,8 @@ impl Connection {
         let server = server_info(&client);
         Ok(Self {
             client,
+            book,
+            max_call_time: opts.max_call_time,
             wire: Some(wire),
             exit: Some(exit_rx),
             kill: Some(kill_tx),
@@ -435,9 +454,10 @@ impl Connection {
             .custom_headers(map)
             .reinit_on_expired_session(false);
         let transport = StreamableHttpClientTransport::from_config(cfg);
+        let book = Arc::new(Book::default());
         let client = match tokio::time::timeout(
             opts.startup_timeout,
-            client_config().serve(transport),
+            client_handler(&book).serve(transport),
         )
         .await
         {
@@ -454,6 +474,8 @@ impl Connection {
         let server = server_info(&client);
         Ok(Self {
             client,
+            book,
+            max_call_time: opts.max_call_time,
             wire: None,
             exit: None,
             kill: None,
@@ -532,53 +554,87 @@ impl Connection {
         id: &mut Option<Value>,
     ) -> Reply {
         let req = ClientRequest::CustomRequest(CustomRequest::new(method, params));
-        let handle = match self
-            .client
-            .send_request_with_option(req, PeerRequestOptions::with_timeout(timeout))
-            .await
-        {
-            Ok(h) => h,
-            Err(e) => return self.failure(e).await,
-        };
+        // No rmcp timeout: the deadline below moves with progress, and a call past it is watched.
+        let handle =
+            match self.client.send_request_with_option(req, PeerRequestOptions::no_options()).await
+            {
+                Ok(h) => h,
+                Err(e) => return self.failure(e).await,
+            };
+        let start = Instant::now();
         *id = serde_json::to_value(&handle.id).ok();
+        let token = handle.progress_token.clone();
+        let (request_id, peer, mut rx) = (handle.id.clone(), handle.peer.clone(), handle.rx);
         let mut exit = self.exit.clone();
         let wire = self.wire.clone();
-        let died = async {
-            match exit.as_mut() {
-                Some(rx) => {
-                    let _ = rx.wait_for(Option::is_some).await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        // An oversize line or a breach of the framing ends the call at once.
-        let wire_event = async {
-            match &wire {
-                Some(w) => loop {
-                    let notified = w.notify.notified();
-                    if let Some(n) = w.oversize() {
-                        return Reply::Oversize(n);
-                    }
-                    if let Some(v) = w.take_violation() {
-                        return Reply::Protocol(v.to_string());
-                    }
-                    notified.await;
-                },
-                None => std::future::pending::<Reply>().await,
-            }
-        };
+        let limit = start + self.max_call_time;
         let keep = raw.is_some();
-        let reply = tokio::select! {
-            r = handle.await_response() => match r {
-                Ok(result) => self.result_of(result, raw.as_deref_mut()),
-                Err(e) => self.failure(e).await,
-            },
-            () = died => {
-                // A reply may have raced the exit; the process is gone either way.
-                Reply::Exited(self.exited().unwrap_or(ExitInfo { code: None, signal: None }))
+        let reply = loop {
+            let died = async {
+                match exit.as_mut() {
+                    Some(rx) => {
+                        let _ = rx.wait_for(Option::is_some).await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            // An oversize line or a breach of the framing ends the call at once.
+            let wire_event = async {
+                match &wire {
+                    Some(w) => loop {
+                        let notified = w.notify.notified();
+                        if let Some(n) = w.oversize() {
+                            return Reply::Oversize(n);
+                        }
+                        if let Some(v) = w.take_violation() {
+                            return Reply::Protocol(v.to_string());
+                        }
+                        notified.await;
+                    },
+                    None => std::future::pending::<Reply>().await,
+                }
+            };
+            let progressed = self.book.notify.notified();
+            let track = self.book.get(&token);
+            if let Some(why) = track.and_then(|t| t.unbounded(start, self.max_call_time)) {
+                cancel(&peer, &request_id, "mcp-fuzz: the progress rate shows it cannot finish")
+                    .await;
+                break Reply::Slow(why);
             }
-            r = wire_event => r,
+            // The timeout runs from the last progress report, never past the limit.
+            let quiet_since = track.map_or(start, |t| t.last_at().max(start));
+            let deadline = (quiet_since + timeout).min(limit);
+            tokio::select! {
+                r = &mut rx => break match r {
+                    Ok(Ok(result)) => self.result_of(result, raw.as_deref_mut()),
+                    Ok(Err(e)) => self.failure(e).await,
+                    Err(_) => self.failure(ServiceError::TransportClosed).await,
+                },
+                () = died => {
+                    // A reply may have raced the exit; the process is gone either way.
+                    break Reply::Exited(
+                        self.exited().unwrap_or(ExitInfo { code: None, signal: None }),
+                    );
+                }
+                r = wire_event => break r,
+                () = progressed => {}
+                () = tokio::time::sleep_until(deadline.into()) => {
+                    if Instant::now() < limit && self.book.get(&token) != track {
+                        continue;
+                    }
+                    if track.is_some() && Instant::now() >= limit {
+                        cancel(&peer, &request_id, "mcp-fuzz: --max-call-time reached").await;
+                        break Reply::Slow(format!(
+                            "still reporting progress after {} s (--max-call-time), so it was \
+                             cancelled",
+                            self.max_call_time.as_secs()
+                        ));
+                    }
+                    break Reply::Timeout(watch_late(rx, peer, request_id, start, limit));
+                }
+            }
         };
+        self.book.forget(&token);
         // An error answer leaves its bytes on the wire state; a result's were kept above.
         if keep
             && let Some(slot) = raw
@@ -609,7 +665,7 @@ impl Connection {
             ServiceError::McpError(err) => {
                 Reply::RpcError { code: i64::from(err.code.0), message: err.message.to_string() }
             }
-            ServiceError::Timeout { .. } => Reply::Timeout,
+            ServiceError::Timeout { .. } => Reply::Timeout(LateWatch::ended(Instant::now())),
             ServiceError::UnexpectedResponse => {
                 Reply::Protocol("a response that does not fit the request".into())
             }
@@ -745,6 +801,43 @@ fn result_from_raw(raw: &[u8]) -> Reply {
     }
 }
 
+/// Tells the server a request is given up on.
+async fn cancel(peer: &rmcp::Peer<RoleClient>, id: &rmcp::model::RequestId, reason: &str) {
+    let params =
+        rmcp::model::CancelledNotificationParam::new(Some(id.clone()), Some(reason.to_owned()));
+    let _ = peer.notify_cancelled(params).await;
+}
+
+/// Watches a call past its timeout, until its answer or `limit` (then it is cancelled).
+fn watch_late(
+    rx: oneshot::Receiver<Result<ServerResult, ServiceError>>,
+    peer: rmcp::Peer<RoleClient>,
+    id: rmcp::model::RequestId,
+    start: Instant,
+    limit: Instant,
+) -> LateWatch {
+    let (tx, watch) = LateWatch::new(start, limit);
+    let stop = watch.stop_signal();
+    tokio::spawn(async move {
+        let late = tokio::select! {
+            r = rx => match r {
+                Ok(Ok(_) | Err(ServiceError::McpError(_))) => Late::Answered(start.elapsed()),
+                _ => Late::Unanswered(start.elapsed()),
+            },
+            () = tokio::time::sleep_until(limit.into()) => {
+                cancel(&peer, &id, "mcp-fuzz: no answer within --max-call-time").await;
+                Late::Unanswered(start.elapsed())
+            }
+            () = stop.notified() => {
+                cancel(&peer, &id, "mcp-fuzz: no answer within the timeout").await;
+                Late::Unanswered(start.elapsed())
+            }
+        };
+        let _ = tx.send(late);
+    });
+    watch
+}
+
 /// Process groups of the servers this process started and has not killed yet.
 static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
@@ -775,7 +868,7 @@ fn kill_group(pgid: Option<i32>) {
     }
 }
 
-fn server_info(client: &RunningService<RoleClient, ClientConfig>) -> ServerInfo {
+fn server_info(client: &RunningService<RoleClient, Handler>) -> ServerInfo {
     client.peer_info().map_or_else(ServerInfo::default, |p| ServerInfo {
         name: p.server_info.as_ref().map(|i| i.name.clone()),
         version: p.server_info.as_ref().map(|i| i.version.clone()),

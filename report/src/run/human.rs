@@ -108,7 +108,7 @@ pub fn tool_table(r: &Report) -> String {
             t.score.map_or("-".into(), |p| format!("{p:.1}%")),
             findings.to_string(),
             if t.status == ToolStatus::Tested {
-                String::new()
+                t.coverage_note().unwrap_or_default()
             } else {
                 t.reason.clone().unwrap_or_default()
             },

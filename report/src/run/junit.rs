@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 /// Checks every called tool gets, in this order.
 pub const TOOL_CHECKS: &[FindingKind] = &[
     FindingKind::Exited,
-    FindingKind::Timeout,
+    FindingKind::Hang,
     FindingKind::HandlerException,
     FindingKind::InternalError,
     FindingKind::RpcError,

@@ -29,13 +29,15 @@ pub fn render(r: &Report) -> Value {
             short_description: rule.short.into(),
             full_description: format!("{} Expected: {}.", rule.short, rule.expected),
             help: rule.help.into(),
-            default_level: if matches!(
-                kind,
-                Some(FindingKind::AcceptsInvalid | FindingKind::ValidCallFailed)
-            ) {
-                Level::Warning
-            } else {
-                Level::Error
+            default_level: match kind {
+                Some(FindingKind::AcceptsInvalid | FindingKind::Slow) => Level::Warning,
+                Some(
+                    FindingKind::ValidCallFailed
+                    | FindingKind::NullAsAbsent
+                    | FindingKind::LaxCoercion
+                    | FindingKind::UpstreamTimeout,
+                ) => Level::Note,
+                _ => Level::Error,
             },
         })
         .collect();
