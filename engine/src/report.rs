@@ -100,9 +100,8 @@ impl ToolReport {
     #[must_use]
     pub fn coverage_note(&self) -> Option<String> {
         let valid = self.cases.valid + self.cases.boundary;
-        (self.status == ToolStatus::Tested && valid > 0 && self.valid_succeeded == Some(0)).then(|| {
-            format!("0 of {valid} valid calls succeeded: the score says nothing about its real behaviour")
-        })
+        (self.status == ToolStatus::Tested && valid > 0 && self.valid_succeeded == Some(0))
+            .then(|| format!("0 of {valid} valid calls succeeded"))
     }
 
     /// A tool about to be run.
@@ -305,6 +304,20 @@ pub struct MergeSource {
 }
 
 impl Report {
+    /// "2 of 5 tested tools had no valid call succeed: ...", when some had none.
+    #[must_use]
+    pub fn coverage_summary(&self) -> Option<String> {
+        let tested = self.tools.iter().filter(|t| t.status == ToolStatus::Tested).count();
+        let blind = self.tools.iter().filter(|t| t.coverage_note().is_some()).count();
+        (blind > 0).then(|| {
+            format!(
+                "{blind} of {tested} tested tool(s) had no valid call succeed: their scores say \
+                 nothing about their real behaviour (the generated values may name nothing that \
+                 exists: paths, ids, repositories)"
+            )
+        })
+    }
+
     /// Tools actually called.
     #[must_use]
     pub fn tested(&self) -> usize {

@@ -79,6 +79,9 @@ pub fn render(r: &Report) -> String {
         )
     });
     let _ = writeln!(s, "\nCrash-resilience score: {score}");
+    if let Some(blind) = r.coverage_summary() {
+        let _ = writeln!(s, "Coverage: {blind}");
+    }
     let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");

@@ -33,6 +33,9 @@ pub fn render(r: &Report) -> String {
         )
     });
     let _ = writeln!(s, "- Crash-resilience score: {score}");
+    if let Some(blind) = r.coverage_summary() {
+        let _ = writeln!(s, "- Coverage: {}", text(&blind));
+    }
     let _ = writeln!(s, "- Failures: **{}**", r.failures());
     let _ = writeln!(
         s,
