@@ -208,6 +208,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     settle_timeouts(&mut tool_findings, &late, Instant::now() + grace, false, cfg).await;
 
     // Shrink every failure found on a case, on the first server instance.
+    let mut poisoned_after: Option<usize> = None;
     for (f, origin) in &mut tool_findings {
         let Some(i) = *origin else { continue };
         if f.severity != Severity::Failure {
@@ -233,6 +234,42 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
         } else {
             shrinking.await
         };
+        if shrunk.poisons {
+            poisoned_after = Some(poisoned_after.map_or(i, |p| p.min(i)));
+        }
+        // Deaths that always come on the same call of a process, whatever the input, are the
+        // process's limit, not this input's bug: the failure stands, saying so.
+        let deaths: Vec<u64> =
+            ctx.slots.iter().flat_map(|s| s.deaths_at().iter().copied()).collect();
+        let every_nth = matches!(outcome, Outcome::Exited { .. })
+            && deaths.len() >= 2
+            && deaths.iter().all(|n| *n == deaths[0]);
+        if shrunk.needs_history && every_nth {
+            f.message = format!(
+                "{}; the process dies on its call number {} whatever the input ({} deaths, each on \
+                 that call; a fresh process answers this input)",
+                f.message,
+                deaths[0],
+                deaths.len()
+            );
+        } else if shrunk.needs_history {
+            let (n, of) = (shrunk.stats.reproduced, shrunk.stats.reruns);
+            f.message = if n == 0 {
+                format!(
+                    "{}; it did not fail again in {of} re-runs, one of them on a fresh server \
+                     process",
+                    f.message
+                )
+            } else {
+                format!(
+                    "{}; it failed again on {n} of {of} re-runs, never on a fresh server \
+                     process: only after earlier calls",
+                    f.message
+                )
+            };
+            f.kind = FindingKind::Flaky;
+            f.severity = Severity::Warning;
+        }
         f.minimal_arguments = Some(shrunk.minimal);
         f.flaky = shrunk.flaky;
         f.shrink = Some(shrunk.stats);
@@ -249,6 +286,9 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     let watched = (t * 2).max(t + std::time::Duration::from_secs(1));
     let by = late.iter().map(|w| w.sent() + watched).max().unwrap_or_else(Instant::now);
     settle_timeouts(&mut tool_findings, &late, by, true, cfg).await;
+    if let Some(after) = poisoned_after {
+        note_poisoned_state(&mut tool_findings, after);
+    }
     // Calls still unanswered are not watched past the tool: the server is told to stop them.
     for w in &late {
         w.give_up();
@@ -263,6 +303,32 @@ async fn all_answered(late: &[LateWatch]) {
         if !matches!(w.settle(w.limit()).await, Late::Answered(_)) {
             std::future::pending::<()>().await;
         }
+    }
+}
+
+/// A failure that showed again only on a fresh process left its process in another state: the
+/// failed valid calls after it on that process are that state's answers, not findings of their
+/// own. They are folded into the failure's message ("later calls on that process answered ...").
+fn note_poisoned_state(findings: &mut Vec<(Finding, Option<usize>)>, after: usize) {
+    let later = |f: &Finding, o: &Option<usize>| {
+        f.kind == FindingKind::ValidCallFailed && o.is_some_and(|i| i > after)
+    };
+    let answers: Vec<String> = findings
+        .iter()
+        .filter(|(f, o)| later(f, o))
+        .filter_map(|(f, _)| f.outcome.as_ref().and_then(|o| o.message()).map(str::to_owned))
+        .collect();
+    if answers.is_empty() {
+        return;
+    }
+    findings.retain(|(f, o)| !later(f, o));
+    if let Some((f, _)) = findings.iter_mut().find(|(_, o)| *o == Some(after)) {
+        let first = answers[0].lines().next().unwrap_or("");
+        f.message = format!(
+            "{}; later calls on that process answered `{first}` (the state this failure left; \
+             it shows again on a fresh process)",
+            f.message
+        );
     }
 }
 

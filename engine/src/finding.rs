@@ -68,6 +68,9 @@ pub enum FindingKind {
     /// A call got no answer in time while the server's stderr showed an unreachable upstream or
     /// a retry loop (not a bug of the server's own: an info).
     UpstreamTimeout,
+    /// A failure that never showed again on a fresh server process: it needs the state that
+    /// earlier calls left (a warning, with the failure it was).
+    Flaky,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -316,6 +319,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "The tool call got no answer in time while the server's stderr showed an unreachable upstream or a retry loop.",
             expected: "a prompt isError result naming the upstream when it cannot be reached",
             help: "Bound retries of upstream calls and answer with a readable error when the upstream is down; provide the upstream (network, credentials) for a meaningful run.",
+        },
+    ),
+    (
+        FindingKind::Flaky,
+        Rule {
+            id: "MCPF0023",
+            name: "flaky",
+            short: "A failure that did not show again on a fresh server process: it depends on what earlier calls did to the server's state.",
+            expected: "the same answer to the same input, whatever came before",
+            help: "Look for state that earlier calls change: a circuit breaker, a cache, a counter, a leaked handle; the finding's stderr and exchange show the failing call.",
         },
     ),
 ];

@@ -30,6 +30,12 @@ pub struct Instance<'s> {
     pub restarts: u64,
     /// `tools/call` requests made through this instance.
     pub calls: u64,
+    /// `tools/call` requests on the current connection.
+    calls_on_conn: u64,
+    /// The next connection replaces one closed on purpose ([`Instance::renew`]): no restart.
+    renewing: bool,
+    /// For each death of the process during a call: the number of that call on its process.
+    deaths_at: Vec<u64>,
     /// Wire breaches outside any call on connections already closed: how many, and the first
     /// few distinct ones.
     stray: (u64, Vec<String>),
@@ -76,6 +82,9 @@ impl<'s> Instance<'s> {
             conn,
             restarts: 0,
             calls: 0,
+            calls_on_conn: 0,
+            renewing: false,
+            deaths_at: Vec::new(),
             stray: (0, Vec::new()),
         }
     }
@@ -98,10 +107,12 @@ impl<'s> Instance<'s> {
     async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
         if self.conn.is_none() {
             let c = Connection::connect(&self.spec.target, &self.spec.connect).await?;
-            if self.connected_once {
+            if self.connected_once && !self.renewing {
                 self.restarts += 1;
             }
+            self.renewing = false;
             self.connected_once = true;
+            self.calls_on_conn = 0;
             self.conn = Some(c);
         }
         Ok(self.conn.as_ref().expect("just connected"))
@@ -136,6 +147,21 @@ impl<'s> Instance<'s> {
             }
         }
         (n, first)
+    }
+
+    /// Ends the connection on purpose, so that the next call runs on a fresh process (not
+    /// counted as a restart).
+    pub async fn renew(&mut self) {
+        if self.conn.is_some() {
+            self.close().await;
+            self.renewing = true;
+        }
+    }
+
+    /// For each death of the server during a call, the number of that call on its process.
+    #[must_use]
+    pub fn deaths_at(&self) -> &[u64] {
+        &self.deaths_at
     }
 
     /// Reads every page of `tools/list` (at most `max_pages`).
@@ -190,6 +216,10 @@ impl<'s> Instance<'s> {
             _ => false,
         };
         self.calls += 1;
+        self.calls_on_conn += 1;
+        if matches!(outcome, Outcome::Exited { .. }) {
+            self.deaths_at.push(self.calls_on_conn);
+        }
         if restarted {
             self.close().await;
         }

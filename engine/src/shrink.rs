@@ -14,7 +14,7 @@
 use crate::classify::Outcome;
 use crate::client::Exchange;
 use crate::plan::{Case, CaseLabel, Mode};
-use crate::server::{Instance, Keep};
+use crate::server::{Called, Instance, Keep};
 use mcp_fuzz_generators::{Generator, Invalid};
 use proptest::strategy::ValueTree;
 use serde::{Deserialize, Serialize};
@@ -56,6 +56,17 @@ pub struct ShrinkStats {
     pub reruns: u32,
     /// Re-runs that failed the same way.
     pub reproduced: u32,
+    /// Re-runs on a fresh server process (no earlier calls), among `reruns`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fresh_reruns: u32,
+    /// Fresh re-runs that failed the same way.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fresh_reproduced: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// How a failure looks, for "still fails the same way".
@@ -373,6 +384,11 @@ pub(crate) struct Shrunk {
     pub exchange: Option<Exchange>,
     pub stderr: Vec<String>,
     pub outcome: Option<Outcome>,
+    /// It failed only on a process that had earlier calls; a fresh one answered it cleanly.
+    pub needs_history: bool,
+    /// It failed again only on a fresh process: the process it first failed on was left in a
+    /// state (a breaker opened, a cache poisoned) that answers differently.
+    pub poisons: bool,
 }
 
 /// What a shrink needs to know about the case.
@@ -393,9 +409,27 @@ struct Search<'s, 'c> {
     stats: ShrinkStats,
     limit: Instant,
     max_steps: u32,
+    /// Every candidate runs on a fresh server process: the failure does not show on one that
+    /// has had earlier calls (a circuit breaker that opened, a poisoned cache).
+    fresh: bool,
 }
 
 impl Search<'_, '_> {
+    /// Calls the tool once (on a fresh process when `fresh`); `None` if the server could not
+    /// be (re)started.
+    async fn call(
+        &mut self,
+        arguments: &Map<String, Value>,
+        keep: Keep,
+        fresh: bool,
+    ) -> Option<Called> {
+        if fresh {
+            self.slot.renew().await;
+        }
+        let s = self.subject;
+        self.slot.call(s.tool, arguments, s.output, keep).await.ok()
+    }
+
     /// Whether the budget is spent (and records why).
     fn spent(&mut self) -> bool {
         if self.stats.exhausted.is_some() {
@@ -417,10 +451,9 @@ impl Search<'_, '_> {
         }
         let Value::Object(arguments) = candidate else { return false };
         self.stats.steps += 1;
-        let s = self.subject;
-        let r = match self.slot.call(s.tool, arguments, s.output, Keep::default()).await {
-            Ok(c) => self.signature.matches(&c.outcome),
-            Err(_) => {
+        let r = match self.call(arguments, Keep::default(), self.fresh).await {
+            Some(c) => self.signature.matches(&c.outcome),
+            None => {
                 self.stats.exhausted = Some("restart".into());
                 false
             }
@@ -447,14 +480,36 @@ pub(crate) async fn shrink(
         subject,
         signature: Signature::of(subject.outcome),
         tried: HashMap::new(),
-        stats: ShrinkStats { steps: 0, accepted: 0, exhausted: None, reruns: 0, reproduced: 0 },
+        stats: ShrinkStats {
+            steps: 0,
+            accepted: 0,
+            exhausted: None,
+            reruns: 0,
+            reproduced: 0,
+            fresh_reruns: 0,
+            fresh_reproduced: 0,
+        },
         limit,
         max_steps: cfg.max_steps,
+        fresh: false,
     };
     let original = Value::Object(case.arguments.clone());
     search.tried.insert(original.to_string(), true);
     let mut best = original.clone();
-    if cfg.enabled {
+    // A hang costs a timeout per call: it is neither probed nor re-run on a fresh process.
+    let timing = matches!(subject.outcome, Outcome::Timeout | Outcome::UpstreamTimeout { .. });
+    let mut shrinkable = cfg.enabled;
+    if cfg.enabled && !timing {
+        // Does the failure show again where it was seen? If not, on a fresh process? Then every
+        // candidate needs one; if neither, there is nothing to shrink against.
+        let here = search.call(&case.arguments, Keep::default(), false).await;
+        if !here.is_some_and(|c| search.signature.matches(&c.outcome)) {
+            let fresh = search.call(&case.arguments, Keep::default(), true).await;
+            search.fresh = fresh.is_some_and(|c| search.signature.matches(&c.outcome));
+            shrinkable = search.fresh;
+        }
+    }
+    if shrinkable {
         // The value tree of a random case, regenerated from its draw.
         if let Some(draw) = case.draw {
             let mut sampler = subject.generator.sampler(subject.tool_seed);
@@ -506,30 +561,42 @@ pub(crate) async fn shrink(
     // Re-runs: deterministic or flaky, and the exchange for the case file.
     let Value::Object(minimal) = best else { unreachable!("candidates are objects") };
     let (mut exchange, mut stderr, mut outcome) = (None, Vec::new(), None);
-    for _ in 0..cfg.reruns {
-        let Ok(c) = search
-            .slot
-            .call(
-                subject.tool,
-                &minimal,
-                subject.output,
-                Keep { exchange: true, ..Keep::default() },
-            )
-            .await
-        else {
-            break;
-        };
+    let keep = Keep { exchange: true, ..Keep::default() };
+    // The last re-run is on a fresh process (unless every one is), and its evidence wins when
+    // it fails: it shows the bug without the state earlier calls left.
+    let fresh_last = !timing && !search.fresh;
+    let mut fresh_clean = true;
+    for k in 0..cfg.reruns + u32::from(fresh_last) {
+        let fresh = search.fresh || (fresh_last && k == cfg.reruns);
+        let Some(c) = search.call(&minimal, keep, fresh).await else { break };
         search.stats.reruns += 1;
+        search.stats.fresh_reruns += u32::from(fresh);
         let same = search.signature.matches(&c.outcome);
         if same {
             search.stats.reproduced += 1;
+            search.stats.fresh_reproduced += u32::from(fresh);
+        } else if fresh && c.outcome.is_failure() {
+            // A fresh process that fails another way says nothing about earlier calls.
+            fresh_clean = false;
         }
         if same || outcome.is_none() {
             (exchange, stderr, outcome) = (c.exchange, c.stderr, Some(c.outcome));
         }
     }
     let flaky = (search.stats.reruns > 0).then_some(search.stats.reproduced < search.stats.reruns);
-    Shrunk { minimal, stats: search.stats, flaky, exchange, stderr, outcome }
+    let needs_history =
+        search.stats.fresh_reruns > 0 && search.stats.fresh_reproduced == 0 && fresh_clean;
+    let poisons = search.fresh;
+    Shrunk {
+        minimal,
+        stats: search.stats,
+        flaky,
+        exchange,
+        stderr,
+        outcome,
+        needs_history,
+        poisons,
+    }
 }
 
 #[cfg(test)]

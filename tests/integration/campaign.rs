@@ -61,8 +61,9 @@ fn combination_bugs_shrink_to_the_exact_minimal_input() {
         assert_eq!(f["minimalArguments"], minimal, "{tool}: {f:#}");
         assert!(f["arguments"].is_object(), "the original stays in the report");
         assert_eq!(f["flaky"], false, "{tool}");
-        assert_eq!(f["shrink"]["reruns"], 3, "{tool}");
-        assert_eq!(f["shrink"]["reproduced"], 3, "{tool}");
+        assert_eq!(f["shrink"]["reruns"], 4, "{tool}: three, and one on a fresh process");
+        assert_eq!(f["shrink"]["reproduced"], 4, "{tool}");
+        assert_eq!(f["shrink"]["freshReproduced"], 1, "{tool}");
     }
     assert_eq!(failure(&r, "nested")["outcome"]["exit"]["code"], 5);
     assert_eq!(failure(&r, "search")["outcome"]["exit"]["code"], 4);
@@ -78,10 +79,19 @@ fn a_crash_that_depends_on_the_call_count_is_flaky() {
     // fx-crash-every-40 dies on every 40th call, whatever the input: the re-runs of the minimal
     // case do not reproduce it.
     let (_, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
-    let f = failure(&r, "count");
-    assert_eq!(f["kind"], "exited");
+    let f = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["tool"] == "count")
+        .unwrap_or_else(|| panic!("a finding on count: {r:#}"));
+    assert_eq!(f["kind"], "flaky", "never on a fresh process: a warning, not a failure: {f:#}");
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["outcome"]["kind"], "exited", "what it was is kept: {f:#}");
     assert_eq!(f["flaky"], true, "{f:#}");
+    assert_eq!(f["shrink"]["freshReruns"], 1, "the last re-run is on a fresh process: {f:#}");
     assert!(f["shrink"]["reproduced"].as_u64() < f["shrink"]["reruns"].as_u64(), "{f:#}");
+    assert_eq!(f["minimalArguments"], f["arguments"], "nothing to shrink against: {f:#}");
 }
 
 #[test]
@@ -90,7 +100,9 @@ fn no_shrink_keeps_the_original_and_still_reruns() {
     let f = failure(&r, "nested");
     assert_eq!(f["minimalArguments"], f["arguments"]);
     assert_eq!(f["shrink"]["steps"], 0);
-    assert_eq!(f["shrink"]["reruns"], 3);
+    assert_eq!(f["shrink"]["reruns"], 4, "three where it failed, one on a fresh process");
+    assert_eq!(f["shrink"]["freshReruns"], 1);
+    assert_eq!(f["shrink"]["freshReproduced"], 1, "{f:#}");
 }
 
 #[test]

@@ -477,9 +477,9 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
 #[test]
 fn a_server_that_dies_every_40_calls_is_restarted_and_the_run_finishes() {
     let (code, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
-    assert_eq!(code, FINDINGS);
+    assert_eq!(code, SUCCESS, "a death that a fresh process never shows is a flaky warning");
     assert!(r["calls"].as_u64().expect("calls") > 40, "the run went past the crash");
     assert!(r["restarts"].as_u64().expect("restarts") >= 1);
-    assert!(kinds(&r).contains(&"exited".to_owned()), "{:?}", kinds(&r));
+    assert_eq!(kinds(&r), ["flaky"], "{r:#}");
     assert_eq!(tool(&r, "count")["status"], "tested");
 }

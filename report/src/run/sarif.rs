@@ -30,7 +30,9 @@ pub fn render(r: &Report) -> Value {
             full_description: format!("{} Expected: {}.", rule.short, rule.expected),
             help: rule.help.into(),
             default_level: match kind {
-                Some(FindingKind::AcceptsInvalid | FindingKind::Slow) => Level::Warning,
+                Some(FindingKind::AcceptsInvalid | FindingKind::Slow | FindingKind::Flaky) => {
+                    Level::Warning
+                }
                 Some(
                     FindingKind::ValidCallFailed
                     | FindingKind::NullAsAbsent
