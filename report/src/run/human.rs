@@ -132,11 +132,13 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
         let _ = writeln!(s, "      same cause: {more}");
     }
     if let Some(a) = &f.arguments {
-        let _ = writeln!(s, "      arguments: {}", Value::Object(a.clone()));
+        let _ =
+            writeln!(s, "      arguments: {}", super::cut(&Value::Object(a.clone()).to_string()));
     }
     let minimal = f.smallest_arguments();
     if let Some(m) = minimal.filter(|m| Some(*m) != f.arguments.as_ref()) {
-        let _ = writeln!(s, "      minimal:   {}", Value::Object(m.clone()));
+        let _ =
+            writeln!(s, "      minimal:   {}", super::cut(&Value::Object(m.clone()).to_string()));
     }
     if let Some(o) = &f.outcome {
         let _ = writeln!(s, "      outcome: {}", outcome_line(o));
@@ -158,7 +160,9 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
         );
     }
     if let (Some(tool), Some(a)) = (&f.tool, minimal) {
-        let _ = writeln!(s, "      replay: {}", replay_line(&r.target, tool, a));
+        let line = super::too_long(a)
+            .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
+        let _ = writeln!(s, "      replay: {line}");
     }
 }
 

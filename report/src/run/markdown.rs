@@ -171,7 +171,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     if let Some(a) = &f.arguments {
         let _ =
             writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(tool));
-        s.push_str(&code_block("json", &pretty(&Value::Object(a.clone()))));
+        s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(a.clone())))));
         s.push('\n');
     }
     if let Some(o) = &f.outcome {
@@ -181,13 +181,18 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     }
     let _ = writeln!(s, "**What was expected:** {}\n", text(f.kind.rule().expected));
     if let Some(m) = f.smallest_arguments() {
-        if f.minimal_arguments.is_some() {
+        if f.minimal_arguments.is_some() && Some(m) != f.arguments.as_ref() {
             s.push_str("**Minimal arguments** (shrunk):\n\n");
+            s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(m.clone())))));
+            s.push('\n');
         } else {
-            s.push_str("**Minimal arguments:** not shrunk; the arguments above\n\n");
+            let why = if f.shrink.as_ref().is_some_and(|st| st.steps > 0) {
+                "nothing smaller failed the same way"
+            } else {
+                "not shrunk"
+            };
+            let _ = writeln!(s, "**Minimal arguments:** the arguments above ({why})\n");
         }
-        s.push_str(&code_block("json", &pretty(&Value::Object(m.clone()))));
-        s.push('\n');
         if let Some(flaky) = f.flaky {
             let _ = writeln!(
                 s,
@@ -201,7 +206,10 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
         }
         if let Some(t) = &f.tool {
             s.push_str("**Reproduce:**\n\n");
-            s.push_str(&code_block("sh", &replay_line(&r.target, t, m)));
+            match super::too_long(m) {
+                None => s.push_str(&code_block("sh", &replay_line(&r.target, t, m))),
+                Some(n) => s.push_str(&format!("{}\n", text(&super::replay_pointer(n)))),
+            }
             s.push('\n');
         }
     }

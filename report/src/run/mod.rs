@@ -68,3 +68,50 @@ fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
     }
     Some(format!("{more} more case(s): {}", parts.join("; ")))
 }
+
+/// Characters of a value shown in the human and Markdown reports; the JSON report and the case
+/// files keep every value whole.
+const MAX_VALUE_CHARS: usize = 300;
+
+/// A value's text for a person: cut after [`MAX_VALUE_CHARS`] characters, with its size.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_VALUE_CHARS) {
+        None => text.to_owned(),
+        Some((at, _)) => format!(
+            "{}… ({} bytes in all; the JSON report and case files keep it whole)",
+            &text[..at],
+            text.len()
+        ),
+    }
+}
+
+/// Whether arguments are too long to show whole: the replay line then points at case files.
+fn too_long(arguments: &serde_json::Map<String, serde_json::Value>) -> Option<usize> {
+    let n = serde_json::Value::Object(arguments.clone()).to_string().len();
+    (n > MAX_VALUE_CHARS).then_some(n)
+}
+
+/// What to run instead of a replay line too long to print.
+fn replay_pointer(bytes: usize) -> String {
+    format!(
+        "the arguments are {bytes} bytes: `mcp-fuzz run --artifacts DIR` writes a case file for \
+         `mcp-fuzz replay DIR/<case>.json`"
+    )
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_with_their_size_and_short_ones_kept() {
+        assert_eq!(cut("{\"a\":1}"), "{\"a\":1}");
+        let long = format!("\"{}\"", "é".repeat(400));
+        let shown = cut(&long);
+        assert!(shown.starts_with(&long[..301]), "{shown}");
+        assert!(
+            shown.ends_with("(802 bytes in all; the JSON report and case files keep it whole)")
+        );
+        assert_eq!(shown.chars().filter(|c| *c == 'é').count(), 299);
+    }
+}
