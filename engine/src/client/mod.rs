@@ -526,15 +526,15 @@ impl Connection {
         if let Some(info) = self.exited() {
             return Reply::Exited(info);
         }
-        if let Some(w) = &self.wire {
-            w.begin_call();
-        }
-        let reply = self.request_in_flight(method, params, timeout, raw.as_deref_mut(), id).await;
-        let Some(w) = &self.wire else { return reply };
-        w.end_call();
+        let ticket = self.wire.as_ref().map(|w| w.begin_call());
+        let reply =
+            self.request_in_flight(method, params, timeout, raw.as_deref_mut(), id, ticket).await;
+        let (Some(w), Some(ticket)) = (&self.wire, ticket) else { return reply };
         // A breach on the wire decides, also when a reply came after it: rmcp never saw the
         // offending line, and what it saw may be a later message.
-        match (w.take_violation(), reply) {
+        let violation = w.take_violation(ticket);
+        w.end_call(ticket);
+        match (violation, reply) {
             (Some(v), r) if !matches!(r, Reply::Exited(_)) => {
                 if let Some(slot) = raw {
                     *slot = None;
@@ -552,6 +552,7 @@ impl Connection {
         timeout: Duration,
         mut raw: Option<&mut Option<Vec<u8>>>,
         id: &mut Option<Value>,
+        ticket: Option<wire::Ticket>,
     ) -> Reply {
         let req = ClientRequest::CustomRequest(CustomRequest::new(method, params));
         // No rmcp timeout: the deadline below moves with progress, and a call past it is watched.
@@ -563,6 +564,9 @@ impl Connection {
             };
         let start = Instant::now();
         *id = serde_json::to_value(&handle.id).ok();
+        if let (Some(w), Some(t), Some(id)) = (&self.wire, ticket, id.as_ref()) {
+            w.bind(t, id);
+        }
         let token = handle.progress_token.clone();
         let (request_id, peer, mut rx) = (handle.id.clone(), handle.peer.clone(), handle.rx);
         let mut exit = self.exit.clone();
@@ -580,18 +584,18 @@ impl Connection {
             };
             // An oversize line or a breach of the framing ends the call at once.
             let wire_event = async {
-                match &wire {
-                    Some(w) => loop {
+                match (&wire, ticket) {
+                    (Some(w), Some(ticket)) => loop {
                         let notified = w.notify.notified();
-                        if let Some(n) = w.oversize() {
+                        if let Some(n) = w.oversize(ticket) {
                             return Reply::Oversize(n);
                         }
-                        if let Some(v) = w.take_violation() {
+                        if let Some(v) = w.take_violation(ticket) {
                             return Reply::Protocol(v.to_string());
                         }
                         notified.await;
                     },
-                    None => std::future::pending::<Reply>().await,
+                    _ => std::future::pending::<Reply>().await,
                 }
             };
             let progressed = self.book.notify.notified();
@@ -606,7 +610,7 @@ impl Connection {
             let deadline = (quiet_since + timeout).min(limit);
             tokio::select! {
                 r = &mut rx => break match r {
-                    Ok(Ok(result)) => self.result_of(result, raw.as_deref_mut()),
+                    Ok(Ok(result)) => self.result_of(result, raw.as_deref_mut(), ticket),
                     Ok(Err(e)) => self.failure(e).await,
                     Err(_) => self.failure(ServiceError::TransportClosed).await,
                 },
@@ -640,14 +644,24 @@ impl Connection {
             && let Some(slot) = raw
             && slot.is_none()
         {
-            *slot = self.wire.as_ref().and_then(|w| w.take_last_response());
+            *slot = self.taken_response(ticket);
         }
         reply
     }
 
-    fn result_of(&self, result: ServerResult, keep: Option<&mut Option<Vec<u8>>>) -> Reply {
+    /// The exact bytes of the call's response, if the wire kept them.
+    fn taken_response(&self, ticket: Option<wire::Ticket>) -> Option<Vec<u8>> {
+        self.wire.as_ref().zip(ticket).and_then(|(w, t)| w.take_response(t))
+    }
+
+    fn result_of(
+        &self,
+        result: ServerResult,
+        keep: Option<&mut Option<Vec<u8>>>,
+        ticket: Option<wire::Ticket>,
+    ) -> Reply {
         // Prefer the exact bytes: rmcp's typed results drop unknown fields and fill defaults.
-        if let Some(raw) = self.wire.as_ref().and_then(|w| w.take_last_response()) {
+        if let Some(raw) = self.taken_response(ticket) {
             if let Some(slot) = keep {
                 *slot = Some(raw.clone());
             }
@@ -755,6 +769,13 @@ impl Connection {
         }
     }
 
+    /// Kills the server's whole process group and stops the connection, while calls still in
+    /// flight on it (from other tasks) hold it: they end as the process exits.
+    pub fn kill(&self) {
+        kill_group(self.pgid);
+        self.client.cancellation_token().cancel();
+    }
+
     /// Ends the connection and kills the server's whole process group.
     pub async fn close(mut self) {
         if let Some(k) = self.kill.take() {
@@ -853,18 +874,29 @@ fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
 pub fn kill_all_servers() {
     let groups = std::mem::take(&mut *live_groups());
     for g in groups {
-        kill_group(Some(g));
+        signal_group(g);
     }
 }
 
-/// SIGKILL to a whole process group (the server and whatever it spawned).
+fn signal_group(pgid: i32) {
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+/// SIGKILL to a whole process group (the server and whatever it spawned), once: a group
+/// already killed is not signalled again (its number may belong to another process by then).
 fn kill_group(pgid: Option<i32>) {
-    if let Some(p) = pgid.filter(|&p| p > 1) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(p),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-        live_groups().retain(|&g| g != p);
+    let Some(p) = pgid.filter(|&p| p > 1) else { return };
+    let live = {
+        let mut groups = live_groups();
+        let before = groups.len();
+        groups.retain(|&g| g != p);
+        groups.len() < before
+    };
+    if live {
+        signal_group(p);
     }
 }
 

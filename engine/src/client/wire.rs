@@ -14,7 +14,7 @@
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
@@ -151,6 +151,26 @@ impl IdKey {
     }
 }
 
+/// One call in flight (or answered and not yet ended by its caller).
+struct Call {
+    ticket: Ticket,
+    /// The id of its request, once known (from the line written, then from rmcp's handle).
+    id: Option<IdKey>,
+    /// Its answer came: what follows on stdout is not its own any more.
+    answered: bool,
+    violation: Option<Violation>,
+    /// Size of the last line dropped for exceeding the limit while it was the newest call.
+    oversize: Option<u64>,
+    /// Raw bytes of its response line.
+    response: Option<Vec<u8>>,
+}
+
+/// A call's handle on the wire state.
+pub(crate) type Ticket = u64;
+
+/// Responses kept for requests whose call has not claimed its id yet.
+const MAX_UNCLAIMED: usize = 64;
+
 #[derive(Default)]
 struct Tap {
     /// Requests sent and not answered yet (also those the caller gave up on: a late answer is
@@ -160,17 +180,15 @@ struct Tap {
     /// Notifications written since the last response read: a `null`-id answer while there are
     /// some answers one of them (a server answers in order).
     notifications_since_response: u32,
-    /// A call is in flight and its answer has not come yet: violations are its own.
-    active: bool,
-    /// The id of the call's request, once written.
-    current: Option<IdKey>,
-    call_violation: Option<Violation>,
+    /// The calls in flight, oldest first. A breach belongs to the newest one still waiting for
+    /// its answer (the one that was sent last: junk before its answer is most likely its own).
+    calls: Vec<Call>,
+    next_ticket: Ticket,
+    /// Responses to requests no call has claimed yet (the answer can come before the caller
+    /// learns its request's id).
+    unclaimed: VecDeque<(IdKey, Vec<u8>)>,
     stray: Vec<Violation>,
     stray_total: u64,
-    /// Size of the last line dropped for exceeding the limit, during the current call.
-    oversize: Option<u64>,
-    /// Raw bytes of the last response line, during the current call.
-    last_response: Option<Vec<u8>>,
 }
 
 impl Tap {
@@ -180,13 +198,22 @@ impl Tap {
             self.stray.push(v);
         }
     }
+
+    fn call(&mut self, ticket: Ticket) -> Option<&mut Call> {
+        self.calls.iter_mut().find(|c| c.ticket == ticket)
+    }
+
+    /// The newest call still waiting for its answer.
+    fn waiting(&mut self) -> Option<&mut Call> {
+        self.calls.iter_mut().rev().find(|c| !c.answered)
+    }
 }
 
 /// What the taps saw, shared with the connection.
 #[derive(Default)]
 pub(crate) struct WireState {
     tap: Mutex<Tap>,
-    /// Woken on a violation of the call in flight and on an oversize line.
+    /// Woken on a violation of a call in flight and on an oversize line.
     pub notify: Notify,
 }
 
@@ -195,33 +222,53 @@ impl WireState {
         self.tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A call starts: what follows on stdout is its own.
-    pub fn begin_call(&self) {
+    /// A call starts: until its answer, what follows on stdout is its own (unless a newer
+    /// call starts).
+    pub fn begin_call(&self) -> Ticket {
         let mut t = self.tap();
-        t.active = true;
-        t.current = None;
-        t.call_violation = None;
-        t.oversize = None;
-        t.last_response = None;
+        let ticket = t.next_ticket;
+        t.next_ticket += 1;
+        t.calls.push(Call {
+            ticket,
+            id: None,
+            answered: false,
+            violation: None,
+            oversize: None,
+            response: None,
+        });
+        ticket
+    }
+
+    /// The call's request went out with `id` (as rmcp says).
+    pub fn bind(&self, ticket: Ticket, id: &Value) {
+        let Some(key) = IdKey::of(id) else { return };
+        let mut t = self.tap();
+        let claimed = t.unclaimed.iter().position(|(k, _)| *k == key);
+        let response = claimed.and_then(|i| t.unclaimed.remove(i)).map(|(_, r)| r);
+        if let Some(c) = t.call(ticket) {
+            c.id = Some(key);
+            if let Some(r) = response {
+                c.response = Some(r);
+                c.answered = true;
+            }
+        }
     }
 
     /// The call ended: what follows belongs to the server as a whole.
-    pub fn end_call(&self) {
-        let mut t = self.tap();
-        t.active = false;
-        t.current = None;
+    pub fn end_call(&self, ticket: Ticket) {
+        self.tap().calls.retain(|c| c.ticket != ticket);
     }
 
-    pub fn take_violation(&self) -> Option<Violation> {
-        self.tap().call_violation.take()
+    pub fn take_violation(&self, ticket: Ticket) -> Option<Violation> {
+        self.tap().call(ticket).and_then(|c| c.violation.take())
     }
 
-    pub fn oversize(&self) -> Option<u64> {
-        self.tap().oversize
+    pub fn oversize(&self, ticket: Ticket) -> Option<u64> {
+        self.tap().call(ticket).and_then(|c| c.oversize)
     }
 
-    pub fn take_last_response(&self) -> Option<Vec<u8>> {
-        self.tap().last_response.take()
+    pub fn take_response(&self, ticket: Ticket) -> Option<Vec<u8>> {
+        self.tap().call(ticket).and_then(|c| c.response.take())
     }
 
     /// Violations outside any call: their number and the first few.
@@ -232,9 +279,11 @@ impl WireState {
 
     fn record(&self, v: Violation) {
         let mut t = self.tap();
-        if t.active && v.breach != Breach::NotificationReply {
-            if t.call_violation.is_none() {
-                t.call_violation = Some(v);
+        if v.breach != Breach::NotificationReply
+            && let Some(c) = t.waiting()
+        {
+            if c.violation.is_none() {
+                c.violation = Some(v);
             }
             drop(t);
             self.notify.notify_waiters();
@@ -245,12 +294,12 @@ impl WireState {
 
     fn set_oversize(&self, n: u64) {
         let mut t = self.tap();
-        if !t.active {
+        let Some(c) = t.waiting() else {
             let note = Some(format!("a line of {n} bytes, over the response limit"));
             t.push_stray(Violation { breach: Breach::NotJson, excerpt: String::new(), note });
             return;
-        }
-        t.oversize = Some(n);
+        };
+        c.oversize = Some(n);
         drop(t);
         self.notify.notify_waiters();
     }
@@ -289,10 +338,15 @@ impl WireState {
             if t.answered.len() >= MAX_ANSWERED {
                 t.answered.clear();
             }
-            if t.active && t.current.as_ref() == Some(&key) {
-                t.last_response = Some(line.to_vec());
+            if let Some(c) = t.calls.iter_mut().find(|c| c.id.as_ref() == Some(&key)) {
+                c.response = Some(line.to_vec());
                 // What follows the answer is not the call's any more.
-                t.active = false;
+                c.answered = true;
+            } else {
+                if t.unclaimed.len() >= MAX_UNCLAIMED {
+                    t.unclaimed.pop_front();
+                }
+                t.unclaimed.push_back((key.clone(), line.to_vec()));
             }
             t.answered.insert(key);
             return Ok(());
@@ -314,8 +368,9 @@ impl WireState {
         let mut t = self.tap();
         match (&env.method, env.id.as_ref().and_then(IdKey::of)) {
             (Some(_), Some(id)) => {
-                if t.active && t.current.is_none() {
-                    t.current = Some(id.clone());
+                // Calls send their requests in the order they begin; rmcp's handle confirms.
+                if let Some(c) = t.calls.iter_mut().find(|c| c.id.is_none()) {
+                    c.id = Some(id.clone());
                 }
                 t.pending.insert(id);
             }
@@ -663,7 +718,7 @@ mod tests {
             state.note_outgoing(s.as_bytes());
         }
         if active {
-            state.begin_call();
+            assert_eq!(state.begin_call(), 0, "tests name the call in flight 0");
         }
         if let Some(s) = first {
             state.note_outgoing(s.as_bytes());
@@ -679,15 +734,15 @@ mod tests {
 
     async fn breach_of(sent: &[&str], input: &str) -> (String, Option<Violation>) {
         let (out, st) = run(sent, input.as_bytes(), 10_000, true).await;
-        (out, st.take_violation())
+        (out, st.take_violation(0))
     }
 
     #[tokio::test]
     async fn a_well_formed_answer_passes_and_is_kept() {
         let (out, st) = run(&[REQ7], format!("{OK7}\n").as_bytes(), 1000, true).await;
         assert_eq!(out, format!("{OK7}\n"));
-        assert!(st.take_violation().is_none());
-        assert_eq!(st.take_last_response().as_deref(), Some(OK7.as_bytes()));
+        assert!(st.take_violation(0).is_none());
+        assert_eq!(st.take_response(0).as_deref(), Some(OK7.as_bytes()));
         assert_eq!(st.stray().0, 0);
     }
 
@@ -735,7 +790,7 @@ mod tests {
         let mut input = br#"{"jsonrpc":"2.0","id":7,"result":{"t":""#.to_vec();
         input.extend_from_slice(b"\xabEcho\xbb\"}}\n");
         let (out, st) = run(&[REQ7], &input, 1000, true).await;
-        let v = st.take_violation().expect("a violation");
+        let v = st.take_violation(0).expect("a violation");
         assert_eq!(v.breach, Breach::InvalidUtf8);
         assert_eq!(v.note.as_deref(), Some("at byte 39"));
         assert_eq!(out, "");
@@ -745,7 +800,7 @@ mod tests {
     async fn a_pretty_printed_answer_is_one_violation_not_many() {
         let pretty = "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 7,\n  \"result\": {}\n}\n";
         let (out, st) = run(&[REQ7], pretty.as_bytes(), 1000, true).await;
-        let v = st.take_violation().expect("a violation");
+        let v = st.take_violation(0).expect("a violation");
         assert_eq!(v.breach, Breach::MultiLine);
         assert_eq!(v.note.as_deref(), Some("5 lines"));
         assert_eq!(st.stray().0, 0, "the other lines are the same violation");
@@ -760,7 +815,7 @@ mod tests {
     async fn a_broken_continuation_is_junk_and_the_next_message_still_passes() {
         let input = format!("{{ \"oops\n{OK7}\n");
         let (out, st) = run(&[REQ7], input.as_bytes(), 1000, true).await;
-        assert_eq!(st.take_violation().map(|v| v.breach), Some(Breach::NotJson));
+        assert_eq!(st.take_violation(0).map(|v| v.breach), Some(Breach::NotJson));
         assert_eq!(out, format!("{OK7}\n"));
     }
 
@@ -769,7 +824,7 @@ mod tests {
         let input = format!("Echo MCP Server running on stdio\n{OK7}\n");
         let (out, st) = run(&[REQ7], input.as_bytes(), 1000, false).await;
         assert_eq!(out, format!("{OK7}\n"));
-        assert_eq!(st.take_violation(), None);
+        assert_eq!(st.take_violation(0), None);
         let (n, first) = st.stray();
         assert_eq!(n, 1);
         assert_eq!(first[0].breach, Breach::NotJson);
@@ -789,7 +844,7 @@ mod tests {
             .read_to_string(&mut out)
             .await
             .expect("reads");
-        assert_eq!(st.take_violation(), None);
+        assert_eq!(st.take_violation(0), None);
         assert_eq!(st.stray().1[0].breach, Breach::NotificationReply);
     }
 
@@ -819,9 +874,9 @@ mod tests {
         let input = format!("{OK7}\nINFO late\n{ok8}\nINFO after\n");
         let (out, st) = run(&[req8, REQ7], input.as_bytes(), 1000, true).await;
         assert_eq!(out, format!("{OK7}\n{ok8}\n"));
-        let during = st.take_violation().expect("the line before the answer is the call's");
+        let during = st.take_violation(0).expect("the line before the answer is the call's");
         assert!(during.excerpt.contains("late"), "{during}");
-        assert_eq!(st.take_last_response().as_deref(), Some(ok8.as_bytes()));
+        assert_eq!(st.take_response(0).as_deref(), Some(ok8.as_bytes()));
         let (n, stray) = st.stray();
         assert_eq!(n, 1, "the line after the answer is server-wide");
         assert!(stray[0].excerpt.contains("after"));
@@ -836,7 +891,7 @@ mod tests {
         input.push(b'\n');
         let (out, st) = run(&[REQ7], &input, 100, true).await;
         assert_eq!(out, format!("{OK7}\n"));
-        assert_eq!(st.oversize(), Some(5001));
+        assert_eq!(st.oversize(0), Some(5001));
     }
 
     #[tokio::test]
@@ -849,8 +904,49 @@ mod tests {
         w.write_all(a).await.expect("write");
         w.write_all(b).await.expect("write");
         assert_eq!(w.inner, req.as_bytes());
-        state.begin_call();
+        let call = state.begin_call();
         assert!(state.judge_incoming(OK7.as_bytes()).is_ok());
+        assert_eq!(state.take_response(call), None, "the request went out before the call");
+    }
+
+    #[tokio::test]
+    async fn calls_in_flight_together_each_get_their_answer_and_junk_goes_to_the_newest() {
+        let req8 = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call"}"#;
+        let ok8 = r#"{"jsonrpc":"2.0","id":8,"result":{"n":8}}"#;
+        let st = Arc::new(WireState::default());
+        let hung = st.begin_call();
+        st.note_outgoing(REQ7.as_bytes());
+        let next = st.begin_call();
+        st.note_outgoing(req8.as_bytes());
+        // rmcp's handles confirm the ids (the second one after its answer came).
+        st.bind(hung, &serde_json::json!(7));
+        let input = format!("{ok8}\nINFO working\n");
+        let mut out = String::new();
+        WireReader::new(input.as_bytes(), 1000, Arc::clone(&st))
+            .read_to_string(&mut out)
+            .await
+            .expect("reads");
+        st.bind(next, &serde_json::json!(8));
+        assert_eq!(st.take_response(next).as_deref(), Some(ok8.as_bytes()));
+        let v = st.take_violation(hung).expect("the junk is the call still waiting");
+        assert!(v.excerpt.contains("working"), "{v}");
+        assert_eq!(st.take_violation(next), None);
+        st.end_call(next);
+        assert!(st.judge_incoming(OK7.as_bytes()).is_ok());
+        assert_eq!(st.take_response(hung).as_deref(), Some(OK7.as_bytes()));
+        st.end_call(hung);
+        st.record(Violation { breach: Breach::NotJson, excerpt: "x".into(), note: None });
+        assert_eq!(st.stray().0, 1, "with no call in flight a breach is server-wide");
+    }
+
+    #[tokio::test]
+    async fn an_answer_before_the_id_is_known_is_kept_for_its_call() {
+        let st = Arc::new(WireState::default());
+        st.note_outgoing(REQ7.as_bytes());
+        assert!(st.judge_incoming(OK7.as_bytes()).is_ok());
+        let call = st.begin_call();
+        st.bind(call, &serde_json::json!(7));
+        assert_eq!(st.take_response(call).as_deref(), Some(OK7.as_bytes()));
     }
 
     #[test]
