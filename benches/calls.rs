@@ -3,8 +3,9 @@
 //!
 //! `calls/bare-rmcp`: rmcp's `call_tool` over its child-process transport, nothing else.
 //! `calls/bare-rmcp-timeout`: the same with a per-request timeout (as any tester needs).
-//! `calls/mcp-fuzz`: the engine's `Connection::call_tool` (stdout tee, exit watcher, raw reply)
-//! plus classification. The ratio of their throughputs is the number that matters: the target is
+//! `calls/mcp-fuzz`: the call a campaign makes per case, `Instance::call_patiently` (stdout tee,
+//! exit watcher, raw reply, the patience timer that would leave a hang in the background) and its
+//! judgement. The ratio of their throughputs is the number that matters: the target is
 //! mcp-fuzz >= 90% of the bare loop.
 //!
 //! Every server is started before anything is measured, so all three clients run under the same
@@ -17,8 +18,8 @@
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_fuzz_engine::classify::classify;
 use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
+use mcp_fuzz_engine::server::{Attempt, Instance, Keep, ServerSpec};
 use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
@@ -75,10 +76,14 @@ fn bare_timeout_call(rt: &Runtime, bare: &Bare) {
     });
 }
 
-fn engine_call(rt: &Runtime, conn: &Connection, a: &Map<String, Value>) {
+fn engine_call(rt: &Runtime, inst: &mut Instance<'_>, a: &Map<String, Value>) {
     let outcome = rt.block_on(async {
-        let reply = conn.call_tool("echo", a, Duration::from_secs(10)).await;
-        classify(reply, None, Vec::new)
+        let keep = Keep { exchange: false, result: false, late: true };
+        match inst.call_patiently("echo", a, None, keep, Duration::from_secs(1)).await {
+            Ok(Attempt::Done(c)) => c.outcome,
+            Ok(Attempt::Waiting(_)) => panic!("an echo outlasted its patience"),
+            Err(e) => panic!("the server stopped: {e}"),
+        }
     });
     std::hint::black_box(outcome);
 }
@@ -110,21 +115,23 @@ fn bench(c: &mut Criterion) {
         max_call_time: Duration::from_secs(60),
     };
     let conn = rt.block_on(Connection::connect(&target, &opts)).expect("connects");
+    let spec = ServerSpec { target, connect: opts, timeout: Duration::from_secs(10) };
+    let inst = std::cell::RefCell::new(Instance::new(&spec, Some(conn)));
     let a = args();
 
     let mut g = c.benchmark_group("calls");
     g.throughput(Throughput::Elements(1));
     g.bench_function("bare-rmcp", |b| b.iter(|| bare_call(&rt, &bare)));
     g.bench_function("bare-rmcp-timeout", |b| b.iter(|| bare_timeout_call(&rt, &bare_t)));
-    g.bench_function("mcp-fuzz", |b| b.iter(|| engine_call(&rt, &conn, &a)));
+    g.bench_function("mcp-fuzz", |b| b.iter(|| engine_call(&rt, &mut inst.borrow_mut(), &a)));
     g.finish();
 
     // `cargo bench --bench calls -- interleaved` runs only these rounds; another filter skips them.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if filter.is_none_or(|f| "calls/interleaved".contains(f.as_str())) {
-        interleaved(&rt, &bare, &bare_t, &conn, &a);
+        interleaved(&rt, &bare, &bare_t, &inst, &a);
     }
-    rt.block_on(conn.close());
+    rt.block_on(inst.borrow_mut().close());
     drop((bare, bare_t));
 }
 
@@ -135,7 +142,7 @@ fn interleaved(
     rt: &Runtime,
     bare: &Bare,
     bare_t: &Bare,
-    conn: &Connection,
+    inst: &std::cell::RefCell<Instance<'_>>,
     a: &Map<String, Value>,
 ) {
     // (calls per second, client CPU microseconds per call)
@@ -146,7 +153,7 @@ fn interleaved(
             match which {
                 0 => bare_call(rt, bare),
                 1 => bare_timeout_call(rt, bare_t),
-                _ => engine_call(rt, conn, a),
+                _ => engine_call(rt, &mut inst.borrow_mut(), a),
             }
         }
         let rate = f64::from(BATCH) / start.elapsed().as_secs_f64();

@@ -10,10 +10,10 @@ use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
 use crate::judge::{judge, schema_finding};
 use crate::plan::{Case, Mode, plan, tool_seed};
 use crate::report::{Evidence, Finding, ToolReport};
-use crate::server::{Instance, output_validator};
+use crate::server::{Instance, Waiting, output_validator, patience};
 use crate::shrink::{Subject, shrink};
 use crate::tools::Tool;
-use crate::worker::{Shared, Stop, failure_key, work};
+use crate::worker::{Done, Shared, Stop, failure_key, finish_waiting, work};
 use futures_util::future::join_all;
 use mcp_fuzz_generators::Generator;
 use std::cell::RefCell;
@@ -52,23 +52,51 @@ pub(crate) struct ToolRun {
     pub findings: Vec<Finding>,
     /// Why the campaign must stop after this tool, if it must.
     pub stop: Option<StopReason>,
+    /// Cases whose calls ended in the background, after the tool's cases were all sent.
+    pub late_cases: u64,
 }
 
-/// Runs one tool (already selected) through its cases.
-pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
+/// How a tool's run begins.
+#[expect(clippy::large_enum_variant, reason = "one per call or tool, moved once and taken apart")]
+pub(crate) enum Begun<'t> {
+    /// It is over (its schema cannot be fuzzed).
+    Over(ToolRun),
+    /// Its cases have all been sent: judging and shrinking are left ([`Started::finish`]).
+    Started(Box<Started<'t>>),
+}
+
+/// A tool whose cases have all been sent (some may still run in the background).
+pub(crate) struct Started<'t> {
+    tool: &'t Tool,
+    generator: Generator,
+    cases: Vec<Case>,
+    output: Option<jsonschema::Validator>,
+    seed: u64,
+    done: Vec<Done>,
+    waiting: Vec<(usize, Waiting)>,
+    broken: Option<String>,
+    failures_left: Option<usize>,
+    /// The tool's time budget (and the run's) ran out while its cases were sent.
+    out_of_time: (bool, bool),
+}
+
+/// Sends one tool's cases (already selected): plan them, deal them to the server instances,
+/// and harvest the results for output feeding.
+pub(crate) async fn start_tool<'t>(ctx: Context<'_, '_>, tool: &'t Tool) -> Begun<'t> {
     let cfg = ctx.cfg;
     let campaign = &cfg.campaign;
-    let mut tr = ToolReport::new(&tool.name);
     let (generator, mut cases) = match compile_and_plan(tool, cfg) {
         Ok(planned) => planned,
         Err(e) => {
+            let mut tr = ToolReport::new(&tool.name);
             tr.status = ToolStatus::SchemaError;
             tr.reason = Some(format!("inputSchema: {e}"));
-            return ToolRun {
+            return Begun::Over(ToolRun {
                 report: tr,
                 findings: vec![schema_finding(&tool.name, &e)],
                 stop: None,
-            };
+                late_cases: 0,
+            });
         }
     };
     let seed = tool_seed(cfg.seed, &tool.name);
@@ -94,6 +122,7 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
         cases: &cases,
         output: output.as_ref(),
         feed: campaign.feed,
+        patience: patience(cfg.server.timeout),
         stop: RefCell::new(Stop::new(failures_left, tool_deadline)),
         on_case: &tick_cell,
     };
@@ -104,197 +133,259 @@ pub(crate) async fn run_tool(ctx: Context<'_, '_>, tool: &Tool) -> ToolRun {
     .await;
     drop(shared);
     let mut done = Vec::new();
+    let mut waiting = Vec::new();
     let mut broken = None;
-    for (d, e) in outs {
+    for (d, w, e) in outs {
         done.extend(d);
+        waiting.extend(w);
         broken = broken.or(e);
     }
     done.sort_by_key(|d| d.index);
+    for r in done.iter().filter_map(|d| d.result.as_ref()) {
+        ctx.pool.harvest(r);
+    }
+    let now = Instant::now();
+    let out_of_time =
+        (tool_deadline.is_some_and(|d| now >= d), ctx.run_deadline.is_some_and(|d| now >= d));
+    Begun::Started(Box::new(Started {
+        tool,
+        generator,
+        cases,
+        output,
+        seed,
+        done,
+        waiting,
+        broken,
+        failures_left,
+        out_of_time,
+    }))
+}
 
-    // What a single job would have kept: the cases in order, up to the first stop, leaving out
-    // the valid (or invalid) cases once they have killed or hung the server too often.
-    let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
-    let mut results = Vec::new();
-    let mut keys = std::collections::BTreeSet::new();
-    let mut stop = None;
-    let mut incomplete = false;
-    let mut late = Vec::new();
-    // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
-    let mut mode_restarts = [0_u32; 2];
-    let mut gave_up = [false; 2];
-    let mut left_out = [0_usize; 2];
-    let mut done = done.into_iter().peekable();
-    for (index, case) in cases.iter().enumerate() {
-        let valid = usize::from(case.label.mode.is_valid());
-        if gave_up[valid] {
-            left_out[valid] += 1;
-            continue;
-        }
-        let Some(d) = done.next_if(|d| d.index == index) else {
-            incomplete = true;
-            break;
-        };
-        *tr.outcomes.entry(d.outcome.kind().to_owned()).or_default() += 1;
-        let succeeded = tr.valid_succeeded.get_or_insert(0);
-        *succeeded += u64::from(valid == 1 && d.outcome == Outcome::Ok);
-        match case.label.mode {
-            Mode::Boundary => tr.cases.boundary += 1,
-            Mode::Valid => tr.cases.valid += 1,
-            Mode::Invalid => tr.cases.invalid += 1,
-        }
-        if let Some(r) = &d.result {
-            ctx.pool.harvest(r);
-        }
-        late.extend(d.late);
-        if let Some(key) = failure_key(case, &d.outcome) {
-            keys.insert(key);
-        }
-        results.push((d.index, d.outcome));
-        mode_restarts[valid] += u32::from(d.restarted);
-        if mode_restarts[valid] > MAX_RESTARTS_PER_TOOL {
-            gave_up[valid] = true;
-        }
-        if failures_left.is_some_and(|left| keys.len() >= left) {
-            stop = Some(StopReason::MaxFailures(campaign.max_failures.unwrap_or_default()));
-            break;
-        }
+impl Started<'_> {
+    /// Whether finishing can wait for the end of the run, on a server instance of its own:
+    /// what is left is waiting for calls past their patience or timeout, and no other
+    /// failure (which shrinks best where it was seen) came.
+    pub fn only_waits(&self) -> bool {
+        let timing = |o: &Outcome| matches!(o, Outcome::Timeout | Outcome::UpstreamTimeout { .. });
+        let waits = !self.waiting.is_empty() || self.done.iter().any(|d| timing(&d.outcome));
+        waits
+            && self.done.iter().all(|d| {
+                timing(&d.outcome) || !d.outcome.fails(self.cases[d.index].label.mode.is_valid())
+            })
     }
-    // One finding per tool (its identity is the tool and the kind), naming both kinds of case
-    // when both gave up.
-    let parts: Vec<String> = [(1, "valid"), (0, "invalid")]
-        .into_iter()
-        .filter(|(v, _)| gave_up[*v])
-        .map(|(v, what)| {
-            format!(
-                "the server died or hung {} times on {what} cases, so {} more {what} case(s) were not run",
-                mode_restarts[v], left_out[v]
-            )
-        })
-        .collect();
-    if !parts.is_empty() {
-        tr.status = ToolStatus::GaveUp;
-        tr.reason = Some(parts.join("; "));
-        tool_findings.push((
-            Finding::general(
-                Some(tool.name.clone()),
-                FindingKind::GaveUp,
-                Severity::Failure,
-                parts.join("; "),
-            ),
-            None,
-        ));
-    }
-    if stop.is_none() && incomplete {
-        if let Some(e) = broken {
-            tr.status = ToolStatus::GaveUp;
-            tr.reason = Some(e);
-        } else if tool_deadline.is_some_and(|d| Instant::now() >= d) {
-            tr.reason = Some(format!(
-                "stopped by the time budget after {} of {} cases",
-                results.len(),
-                cases.len()
-            ));
-            if ctx.run_deadline.is_some_and(|d| Instant::now() >= d) {
-                stop = Some(StopReason::TimeBudget);
+
+    /// Finishes the tool: judges the calls still in the background, rebuilds in case order what
+    /// a single job would have kept, judges, and shrinks every failure found on a case, on
+    /// `slot`. `other_deaths` are the call numbers at which the run's other instances died.
+    pub async fn finish(
+        self,
+        cfg: &RunConfig,
+        slot: &mut Instance<'_>,
+        other_deaths: &[u64],
+        run_deadline: Option<Instant>,
+    ) -> ToolRun {
+        let Started {
+            tool,
+            generator,
+            cases,
+            output,
+            seed,
+            mut done,
+            waiting,
+            mut broken,
+            failures_left,
+            out_of_time,
+        } = self;
+        let campaign = &cfg.campaign;
+        let mut tr = ToolReport::new(&tool.name);
+        let (late_done, e) =
+            finish_waiting(slot, &tool.name, &cases, output.as_ref(), campaign.feed, waiting).await;
+        let late_cases = late_done.len() as u64;
+        done.extend(late_done);
+        broken = broken.or(e);
+        done.sort_by_key(|d| d.index);
+        // What a single job would have kept: the cases in order, up to the first stop, leaving out
+        // the valid (or invalid) cases once they have killed or hung the server too often.
+        let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
+        let mut results = Vec::new();
+        let mut keys = std::collections::BTreeSet::new();
+        let mut stop = None;
+        let mut incomplete = false;
+        let mut late = Vec::new();
+        // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
+        let mut mode_restarts = [0_u32; 2];
+        let mut gave_up = [false; 2];
+        let mut left_out = [0_usize; 2];
+        let mut done = done.into_iter().peekable();
+        for (index, case) in cases.iter().enumerate() {
+            let valid = usize::from(case.label.mode.is_valid());
+            if gave_up[valid] {
+                left_out[valid] += 1;
+                continue;
             }
-        }
-    }
-    tool_findings.extend(judge(tool, &cases, &results, &mut tr));
-
-    // A call past its timeout is a hang only if it stays unanswered; a finding whose calls were
-    // all answered late is a slow warning, which is not shrunk. A short grace first (most late
-    // answers come soon); what is still unanswered is shrunk, and judged again after.
-    let grace = (cfg.server.timeout / 2).min(LATE_GRACE);
-    settle_timeouts(&mut tool_findings, &late, Instant::now() + grace, false, cfg).await;
-
-    // Shrink every failure found on a case, on the first server instance.
-    let mut poisoned_after: Option<usize> = None;
-    for (f, origin) in &mut tool_findings {
-        let Some(i) = *origin else { continue };
-        if f.severity != Severity::Failure {
-            continue;
-        }
-        let Some(outcome) = f.outcome.clone() else { continue };
-        let subject = Subject {
-            tool: &tool.name,
-            tool_seed: seed,
-            generator: &generator,
-            output: output.as_ref(),
-            case: &cases[i],
-            outcome: &outcome,
-        };
-        let shrinking = shrink(&mut ctx.slots[0], &campaign.shrink, &subject, ctx.run_deadline);
-        // A timeout whose calls all get their answers late is slow, not worth shrinking: stop
-        // as soon as the last late answer comes.
-        let shrunk = if f.kind == FindingKind::Timeout {
-            tokio::select! {
-                s = shrinking => s,
-                () = all_answered(&late) => continue,
-            }
-        } else {
-            shrinking.await
-        };
-        if shrunk.poisons {
-            poisoned_after = Some(poisoned_after.map_or(i, |p| p.min(i)));
-        }
-        // Deaths that always come on the same call of a process, whatever the input, are the
-        // process's limit, not this input's bug: the failure stands, saying so.
-        let deaths: Vec<u64> =
-            ctx.slots.iter().flat_map(|s| s.deaths_at().iter().copied()).collect();
-        let every_nth = matches!(outcome, Outcome::Exited { .. })
-            && deaths.len() >= 2
-            && deaths.iter().all(|n| *n == deaths[0]);
-        if shrunk.needs_history && every_nth {
-            f.message = format!(
-                "{}; the process dies on its call number {} whatever the input ({} deaths, each on \
-                 that call; a fresh process answers this input)",
-                f.message,
-                deaths[0],
-                deaths.len()
-            );
-        } else if shrunk.needs_history {
-            let (n, of) = (shrunk.stats.reproduced, shrunk.stats.reruns);
-            f.message = if n == 0 {
-                format!(
-                    "{}; it did not fail again in {of} re-runs, one of them on a fresh server \
-                     process",
-                    f.message
-                )
-            } else {
-                format!(
-                    "{}; it failed again on {n} of {of} re-runs, never on a fresh server \
-                     process: only after earlier calls",
-                    f.message
-                )
+            let Some(d) = done.next_if(|d| d.index == index) else {
+                incomplete = true;
+                break;
             };
-            f.kind = FindingKind::Flaky;
-            f.severity = Severity::Warning;
+            *tr.outcomes.entry(d.outcome.kind().to_owned()).or_default() += 1;
+            let succeeded = tr.valid_succeeded.get_or_insert(0);
+            *succeeded += u64::from(valid == 1 && d.outcome == Outcome::Ok);
+            match case.label.mode {
+                Mode::Boundary => tr.cases.boundary += 1,
+                Mode::Valid => tr.cases.valid += 1,
+                Mode::Invalid => tr.cases.invalid += 1,
+            }
+            late.extend(d.late);
+            if let Some(key) = failure_key(case, &d.outcome) {
+                keys.insert(key);
+            }
+            results.push((d.index, d.outcome));
+            mode_restarts[valid] += u32::from(d.restarted);
+            if mode_restarts[valid] > MAX_RESTARTS_PER_TOOL {
+                gave_up[valid] = true;
+            }
+            if failures_left.is_some_and(|left| keys.len() >= left) {
+                stop = Some(StopReason::MaxFailures(campaign.max_failures.unwrap_or_default()));
+                break;
+            }
         }
-        f.minimal_arguments = Some(shrunk.minimal);
-        f.flaky = shrunk.flaky;
-        f.shrink = Some(shrunk.stats);
-        f.evidence = Some(Box::new(Evidence {
-            exchange: shrunk.exchange,
-            stderr: shrunk.stderr,
-            minimal_outcome: shrunk.outcome,
-            output_schema: tool.output_schema.clone(),
-            draw: cases[i].draw,
-        }));
+        // One finding per tool (its identity is the tool and the kind), naming both kinds of case
+        // when both gave up.
+        let parts: Vec<String> = [(1, "valid"), (0, "invalid")]
+            .into_iter()
+            .filter(|(v, _)| gave_up[*v])
+            .map(|(v, what)| {
+                format!(
+                    "the server died or hung {} times on {what} cases, so {} more {what} case(s) were not run",
+                    mode_restarts[v], left_out[v]
+                )
+            })
+            .collect();
+        if !parts.is_empty() {
+            tr.status = ToolStatus::GaveUp;
+            tr.reason = Some(parts.join("; "));
+            tool_findings.push((
+                Finding::general(
+                    Some(tool.name.clone()),
+                    FindingKind::GaveUp,
+                    Severity::Failure,
+                    parts.join("; "),
+                ),
+                None,
+            ));
+        }
+        if stop.is_none() && incomplete {
+            if let Some(e) = broken {
+                tr.status = ToolStatus::GaveUp;
+                tr.reason = Some(e);
+            } else if out_of_time.0 {
+                tr.reason = Some(format!(
+                    "stopped by the time budget after {} of {} cases",
+                    results.len(),
+                    cases.len()
+                ));
+                if out_of_time.1 {
+                    stop = Some(StopReason::TimeBudget);
+                }
+            }
+        }
+        tool_findings.extend(judge(tool, &cases, &results, &mut tr));
+
+        // A call past its timeout is a hang only if it stays unanswered; a finding whose calls were
+        // all answered late is a slow warning, which is not shrunk. A short grace first (most late
+        // answers come soon); what is still unanswered is shrunk, and judged again after.
+        let grace = (cfg.server.timeout / 2).min(LATE_GRACE);
+        settle_timeouts(&mut tool_findings, &late, Instant::now() + grace, false, cfg).await;
+
+        // Shrink every failure found on a case, on the first server instance.
+        let mut poisoned_after: Option<usize> = None;
+        for (f, origin) in &mut tool_findings {
+            let Some(i) = *origin else { continue };
+            if f.severity != Severity::Failure {
+                continue;
+            }
+            let Some(outcome) = f.outcome.clone() else { continue };
+            let subject = Subject {
+                tool: &tool.name,
+                tool_seed: seed,
+                generator: &generator,
+                output: output.as_ref(),
+                case: &cases[i],
+                outcome: &outcome,
+            };
+            let shrinking = shrink(slot, &campaign.shrink, &subject, run_deadline);
+            // A timeout whose calls all get their answers late is slow, not worth shrinking: stop
+            // as soon as the last late answer comes.
+            let shrunk = if f.kind == FindingKind::Timeout {
+                tokio::select! {
+                    s = shrinking => s,
+                    () = all_answered(&late) => continue,
+                }
+            } else {
+                shrinking.await
+            };
+            if shrunk.poisons {
+                poisoned_after = Some(poisoned_after.map_or(i, |p| p.min(i)));
+            }
+            // Deaths that always come on the same call of a process, whatever the input, are the
+            // process's limit, not this input's bug: the failure stands, saying so.
+            let deaths: Vec<u64> = other_deaths.iter().chain(slot.deaths_at()).copied().collect();
+            let every_nth = matches!(outcome, Outcome::Exited { .. })
+                && deaths.len() >= 2
+                && deaths.iter().all(|n| *n == deaths[0]);
+            if shrunk.needs_history && every_nth {
+                f.message = format!(
+                    "{}; the process dies on its call number {} whatever the input ({} deaths, each on \
+                     that call; a fresh process answers this input)",
+                    f.message,
+                    deaths[0],
+                    deaths.len()
+                );
+            } else if shrunk.needs_history {
+                let (n, of) = (shrunk.stats.reproduced, shrunk.stats.reruns);
+                f.message = if n == 0 {
+                    format!(
+                        "{}; it did not fail again in {of} re-runs, one of them on a fresh server \
+                         process",
+                        f.message
+                    )
+                } else {
+                    format!(
+                        "{}; it failed again on {n} of {of} re-runs, never on a fresh server \
+                         process: only after earlier calls",
+                        f.message
+                    )
+                };
+                f.kind = FindingKind::Flaky;
+                f.severity = Severity::Warning;
+            }
+            f.minimal_arguments = Some(shrunk.minimal);
+            f.flaky = shrunk.flaky;
+            f.shrink = Some(shrunk.stats);
+            f.evidence = Some(Box::new(Evidence {
+                exchange: shrunk.exchange,
+                stderr: shrunk.stderr,
+                minimal_outcome: shrunk.outcome,
+                output_schema: tool.output_schema.clone(),
+                draw: cases[i].draw,
+            }));
+        }
+        // A call is called hung once watched for twice its timeout (shrinking usually took longer).
+        let t = cfg.server.timeout;
+        let watched = (t * 2).max(t + std::time::Duration::from_secs(1));
+        let by = late.iter().map(|w| w.sent() + watched).max().unwrap_or_else(Instant::now);
+        settle_timeouts(&mut tool_findings, &late, by, true, cfg).await;
+        if let Some(after) = poisoned_after {
+            note_poisoned_state(&mut tool_findings, after);
+        }
+        // Calls still unanswered are not watched past the tool: the server is told to stop them.
+        for w in &late {
+            w.give_up();
+        }
+        join_all(late.iter().map(|w| w.settle(w.limit()))).await;
+        let findings = tool_findings.into_iter().map(|(f, _)| f).collect();
+        ToolRun { report: tr, findings, stop, late_cases }
     }
-    // A call is called hung once watched for twice its timeout (shrinking usually took longer).
-    let t = cfg.server.timeout;
-    let watched = (t * 2).max(t + std::time::Duration::from_secs(1));
-    let by = late.iter().map(|w| w.sent() + watched).max().unwrap_or_else(Instant::now);
-    settle_timeouts(&mut tool_findings, &late, by, true, cfg).await;
-    if let Some(after) = poisoned_after {
-        note_poisoned_state(&mut tool_findings, after);
-    }
-    // Calls still unanswered are not watched past the tool: the server is told to stop them.
-    for w in &late {
-        w.give_up();
-    }
-    join_all(late.iter().map(|w| w.settle(w.limit()))).await;
-    ToolRun { report: tr, findings: tool_findings.into_iter().map(|(f, _)| f).collect(), stop }
 }
 
 /// Resolves once every watched call has been answered; never, if one is not.

@@ -2,7 +2,7 @@
 //! cases ([`crate::campaign`]), and score. Reads top to bottom: the listing's own findings, then
 //! each tool in listing order, then the server-wide findings and the totals.
 
-use crate::campaign::{Context, ToolEvent, run_tool};
+use crate::campaign::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
 use crate::classify::Outcome;
 use crate::client::ConnectError;
 use crate::config::{MAX_PAGES, RunConfig};
@@ -12,6 +12,7 @@ use crate::report::{Finding, REPORT_VERSION, Report, Score, ToolReport};
 use crate::select::Selector;
 use crate::server::{Instance, ListError};
 use crate::tools::ListingProblem;
+use futures_util::StreamExt;
 use std::time::Instant;
 
 /// Progress of a run, for a progress bar or progress lines.
@@ -62,13 +63,16 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         .collect();
 
     let mut findings = listing_findings(&listing.problems, listing.truncated.as_deref());
-    let mut tools = Vec::new();
-    let mut prog = Progress::default();
+    // Each tool's line and findings, in listing order (`None` while its finishing waits).
+    let mut runs: Vec<Option<ToolRun>> = Vec::new();
+    let mut deferred: Vec<(usize, Box<Started<'_>>)> = Vec::new();
+    let mut prog = Progress { findings: findings.len() as u64, ..Progress::default() };
     let mut selector = Selector::new(&cfg.selection);
     let mut seen: Vec<&str> = Vec::new();
     let mut pool = Pool::default();
     let mut stopped = None;
     let mut failures = 0_usize;
+    let over = |report| Some(ToolRun { report, findings: Vec::new(), stop: None, late_cases: 0 });
     for tool in &listing.tools {
         if seen.contains(&tool.name.as_str()) {
             findings.push(Finding::general(
@@ -81,14 +85,14 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         }
         seen.push(&tool.name);
         if let Some(reason) = selector.skip(&tool.name, tool.read_only_hint()) {
-            tools.push(skipped(&tool.name, reason));
+            runs.push(over(skipped(&tool.name, reason)));
             continue;
         }
         if stopped.is_none() && run_deadline.is_some_and(|d| Instant::now() >= d) {
             stopped = Some(crate::finding::StopReason::TimeBudget);
         }
         if let Some(why) = stopped {
-            tools.push(skipped(&tool.name, SkipReason::NotReached(why)));
+            runs.push(over(skipped(&tool.name, SkipReason::NotReached(why))));
             continue;
         }
         let mut on_event = |e: ToolEvent| {
@@ -106,17 +110,52 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             failures_so_far: failures,
             on_event: &mut on_event,
         };
-        let ran = run_tool(ctx, tool).await;
+        let ran = match start_tool(ctx, tool).await {
+            Begun::Over(ran) => ran,
+            // What is left is waiting for hangs: that waits until the end of the run, where
+            // the tools' waits overlap (a stop on failures needs each tool judged in turn).
+            Begun::Started(started)
+                if cfg.campaign.max_failures.is_none() && started.only_waits() =>
+            {
+                runs.push(None);
+                deferred.push((runs.len() - 1, started));
+                continue;
+            }
+            Begun::Started(started) => {
+                let (first, others) = slots.split_first_mut().expect("one instance at least");
+                let deaths: Vec<u64> =
+                    others.iter().flat_map(|s| s.deaths_at().iter().copied()).collect();
+                started.finish(cfg, first, &deaths, run_deadline).await
+            }
+        };
         failures += ran.findings.iter().filter(|f| f.severity == Severity::Failure).count();
         stopped = stopped.or(ran.stop);
+        prog.restarts = slots.iter().map(|s| s.restarts).sum();
+        tool_done(&mut prog, &mut progress, &ran);
+        runs.push(Some(ran));
+    }
+    // The tools left waiting finish together, each on a server instance of its own (their
+    // shrinking and re-runs call the server), in listing order as they end.
+    let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started)| {
+        let mut slot = Instance::new(&cfg.server, None);
+        async move {
+            let ran = started.finish(cfg, &mut slot, &[], run_deadline).await;
+            (at, ran, slot)
+        }
+    }))
+    .buffered(MAX_FINISHING);
+    while let Some((at, ran, slot)) = finishing.next().await {
+        prog.restarts += slot.restarts;
+        tool_done(&mut prog, &mut progress, &ran);
+        stopped = stopped.or(ran.stop);
+        runs[at] = Some(ran);
+        slots.push(slot);
+    }
+    drop(finishing);
+    let mut tools = Vec::new();
+    for ran in runs.into_iter().flatten() {
         findings.extend(ran.findings);
         tools.push(ran.report);
-        prog.findings = findings.len() as u64;
-        prog.restarts = slots.iter().map(|s| s.restarts).sum();
-        prog.tools_done += 1;
-        prog.finished_tool = Some(tool.name.clone());
-        progress(prog.clone());
-        prog.finished_tool = None;
     }
     findings.extend(stray_finding(&slots));
     let (mut restarts, mut calls) = (0, 0);
@@ -143,6 +182,22 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         merged_from: None,
         extra: serde_json::Map::new(),
     })
+}
+
+/// Tools finishing at once at the end of the run, each with a server process of its own.
+///
+/// Why: each waits mostly for hung calls, so more at once cost little time; eight bound the
+/// processes a server with many hanging tools gets started at once.
+const MAX_FINISHING: usize = 8;
+
+/// Tells the progress that a tool is done.
+fn tool_done(prog: &mut Progress, progress: &mut impl FnMut(Progress), ran: &ToolRun) {
+    prog.findings += ran.findings.len() as u64;
+    prog.done += ran.late_cases;
+    prog.tools_done += 1;
+    prog.finished_tool = Some(ran.report.name.clone());
+    progress(prog.clone());
+    prog.finished_tool = None;
 }
 
 /// A tool that is not called, and why.

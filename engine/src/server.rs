@@ -3,10 +3,11 @@
 //! exit or an unanswered hang. This is the engine's probe API: the campaign's workers, shrinking,
 //! `mcp-fuzz call`, `replay` and `clients --call` all call tools through it.
 
-use crate::classify::{Outcome, classify};
+use crate::classify::{Outcome, classify, looks_like_retry, looks_like_upstream};
 use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target};
 use crate::tools::{Listing, list_all};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How to reach a server and how long to wait for it.
@@ -24,7 +25,8 @@ pub struct ServerSpec {
 /// stopped answering.
 pub struct Instance<'s> {
     spec: &'s ServerSpec,
-    conn: Option<Connection>,
+    /// Shared with the calls still waiting in the background ([`Waiting`]).
+    conn: Option<Arc<Connection>>,
     connected_once: bool,
     /// Restarts of this instance (reconnections after the first connection).
     pub restarts: u64,
@@ -79,7 +81,7 @@ impl<'s> Instance<'s> {
         Self {
             spec,
             connected_once: conn.is_some(),
-            conn,
+            conn: conn.map(Arc::new),
             restarts: 0,
             calls: 0,
             calls_on_conn: 0,
@@ -98,13 +100,19 @@ impl<'s> Instance<'s> {
         Ok(Self::new(spec, Some(conn)))
     }
 
+    /// The per-call timeout.
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.spec.timeout
+    }
+
     /// The live connection, if any.
     #[must_use]
     pub fn connection(&self) -> Option<&Connection> {
-        self.conn.as_ref()
+        self.conn.as_deref()
     }
 
-    async fn ensure(&mut self) -> Result<&Connection, ConnectError> {
+    async fn ensure(&mut self) -> Result<&Arc<Connection>, ConnectError> {
         if self.conn.is_none() {
             let c = Connection::connect(&self.spec.target, &self.spec.connect).await?;
             if self.connected_once && !self.renewing {
@@ -113,7 +121,7 @@ impl<'s> Instance<'s> {
             self.renewing = false;
             self.connected_once = true;
             self.calls_on_conn = 0;
-            self.conn = Some(c);
+            self.conn = Some(Arc::new(c));
         }
         Ok(self.conn.as_ref().expect("just connected"))
     }
@@ -128,7 +136,11 @@ impl<'s> Instance<'s> {
                     self.stray.1.push(d);
                 }
             }
-            c.close().await;
+            // Calls waiting in the background hold it too: they end as its process dies.
+            match Arc::try_unwrap(c) {
+                Ok(c) => c.close().await,
+                Err(shared) => shared.kill(),
+            }
         }
     }
 
@@ -187,25 +199,72 @@ impl<'s> Instance<'s> {
         keep: Keep,
     ) -> Result<Called, ConnectError> {
         let timeout = self.spec.timeout;
-        let conn = self.ensure().await?;
-        let (reply, exchange) = if keep.exchange {
-            let (r, e) = conn.call_tool_recorded(tool, arguments, timeout).await;
-            (r, Some(e))
-        } else {
-            (conn.call_tool(tool, arguments, timeout).await, None)
+        let conn = Arc::clone(self.ensure().await?);
+        let (reply, exchange) = send(&conn, tool, arguments, keep, timeout).await;
+        Ok(self.judged(&conn, reply, exchange, output, keep).await)
+    }
+
+    /// [`Instance::call`], but a call still unanswered after `patience`, while the server
+    /// answers a `ping`, is left to finish in the background: the server serves other calls
+    /// meanwhile, so the next case need not wait for a hang. [`Waiting::finish`] judges it.
+    ///
+    /// A server that does not answer the `ping` either (it serves one call at a time, or is
+    /// stuck), or whose stderr names an unreachable upstream, is waited for as
+    /// [`Instance::call`] does.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the server cannot be (re)started.
+    pub async fn call_patiently(
+        &mut self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        output: Option<&jsonschema::Validator>,
+        keep: Keep,
+        patience: Duration,
+    ) -> Result<Attempt, ConnectError> {
+        let timeout = self.spec.timeout;
+        let conn = Arc::clone(self.ensure().await?);
+        // Polled here first; moved into a task of its own only if it outlasts its patience
+        // (most calls answer in microseconds: no task for them).
+        let mut call = {
+            let (conn, tool, arguments) = (Arc::clone(&conn), tool.to_owned(), arguments.clone());
+            Box::pin(async move { send(&conn, &tool, &arguments, keep, timeout).await })
         };
-        let result = match &reply {
-            Reply::Result(v) if keep.result => Some(v.clone()),
-            _ => None,
-        };
-        let late = match &reply {
-            Reply::Timeout(w) if keep.late => Some(w.clone()),
-            Reply::Timeout(w) => {
-                w.give_up();
-                None
+        // A call that waits on an unreachable upstream is not left in the background: its
+        // outcome decides whether the tool is called at all any more.
+        let serving = async {
+            tokio::time::sleep(patience).await;
+            let upstream =
+                conn.stderr_tail().iter().any(|l| looks_like_upstream(l) || looks_like_retry(l));
+            if upstream || !conn.ping(timeout).await {
+                std::future::pending::<()>().await;
             }
-            _ => None,
         };
+        let (reply, exchange) = tokio::select! {
+            biased;
+            r = &mut call => r,
+            () = serving => {
+                self.calls += 1;
+                self.calls_on_conn += 1;
+                let task = tokio::spawn(call);
+                return Ok(Attempt::Waiting(Waiting { task, conn }));
+            }
+        };
+        Ok(Attempt::Done(self.judged(&conn, reply, exchange, output, keep).await))
+    }
+
+    /// Judges a reply that came on `conn`, and drops the server if it died or stopped
+    /// answering `ping`.
+    async fn judged(
+        &mut self,
+        conn: &Connection,
+        reply: Reply,
+        exchange: Option<Exchange>,
+        output: Option<&jsonschema::Validator>,
+        keep: Keep,
+    ) -> Called {
+        let timeout = self.spec.timeout;
+        let (result, late) = kept(&reply, keep);
         let outcome = classify(reply, output, || conn.stderr_tail());
         let stderr = if keep.exchange { conn.stderr_tail() } else { Vec::new() };
         let restarted = match &outcome {
@@ -223,8 +282,105 @@ impl<'s> Instance<'s> {
         if restarted {
             self.close().await;
         }
-        Ok(Called { outcome, restarted, result, exchange, stderr, late })
+        Called { outcome, restarted, result, exchange, stderr, late }
     }
+}
+
+/// Sends one `tools/call` and waits for its reply, recording the exchange when asked.
+async fn send(
+    conn: &Connection,
+    tool: &str,
+    arguments: &Map<String, Value>,
+    keep: Keep,
+    timeout: Duration,
+) -> Ended {
+    if keep.exchange {
+        let (r, e) = conn.call_tool_recorded(tool, arguments, timeout).await;
+        (r, Some(e))
+    } else {
+        (conn.call_tool(tool, arguments, timeout).await, None)
+    }
+}
+
+/// What a background call's task gives back: the reply, and the exchange when asked for.
+type Ended = (Reply, Option<Exchange>);
+
+/// A call's reply from its task (a task that panicked is the engine's fault, said so).
+fn joined(r: Result<Ended, tokio::task::JoinError>) -> Ended {
+    r.unwrap_or_else(|e| (Reply::Protocol(format!("mcp-fuzz's call task failed: {e}")), None))
+}
+
+/// What `keep` asks to keep of a reply: its result, and the watch on a call that got no answer
+/// in time (a call not watched is given up on at once).
+fn kept(reply: &Reply, keep: Keep) -> (Option<Value>, Option<LateWatch>) {
+    let result = match reply {
+        Reply::Result(v) if keep.result => Some(v.clone()),
+        _ => None,
+    };
+    let late = match reply {
+        Reply::Timeout(w) if keep.late => Some(w.clone()),
+        Reply::Timeout(w) => {
+            w.give_up();
+            None
+        }
+        _ => None,
+    };
+    (result, late)
+}
+
+/// A call made by [`Instance::call_patiently`].
+#[expect(clippy::large_enum_variant, reason = "one per call or tool, moved once and taken apart")]
+pub enum Attempt {
+    /// It ended within its patience (or the server served nothing else meanwhile).
+    Done(Called),
+    /// It is still running, in the background.
+    Waiting(Waiting),
+}
+
+/// A call running in the background, on the connection it was sent on.
+pub struct Waiting {
+    task: tokio::task::JoinHandle<Ended>,
+    conn: Arc<Connection>,
+}
+
+impl Waiting {
+    /// Judges a call left in the background by [`Instance::call_patiently`], once it ends;
+    /// `None` when the server died meanwhile (maybe by another call: run it again to know).
+    pub async fn finish(
+        self,
+        output: Option<&jsonschema::Validator>,
+        keep: Keep,
+    ) -> Option<Called> {
+        let (reply, exchange) = joined(self.task.await);
+        if matches!(reply, Reply::Exited(_)) {
+            return None;
+        }
+        let (result, late) = kept(&reply, keep);
+        let conn = self.conn;
+        let outcome = classify(reply, output, || conn.stderr_tail());
+        let stderr = if keep.exchange { conn.stderr_tail() } else { Vec::new() };
+        Some(Called { outcome, restarted: false, result, exchange, stderr, late })
+    }
+
+    /// Nothing more is wanted of this call: it ends on its own deadline and is then given up
+    /// on (the server is told to stop it), without a watch for a late answer.
+    pub fn abandon(self) {
+        tokio::spawn(async move {
+            if let Ok((Reply::Timeout(w), _)) = self.task.await {
+                w.give_up();
+            }
+        });
+    }
+}
+
+/// How long a case's call runs before, if the server still answers a `ping`, it is left to
+/// finish in the background while the next cases go on: a quarter of `--timeout`, at most 1 s.
+///
+/// Why: an answer normally takes milliseconds; a call still running after a second is most
+/// likely a hang, and each one would otherwise hold up the campaign for the whole timeout.
+#[must_use]
+pub fn patience(timeout: Duration) -> Duration {
+    (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(1))
 }
 
 /// Why a listing could not be had.

@@ -14,7 +14,8 @@
 use crate::classify::Outcome;
 use crate::client::Exchange;
 use crate::plan::{Case, CaseLabel, Mode};
-use crate::server::{Called, Instance, Keep};
+use crate::server::{Attempt, Called, Instance, Keep, patience};
+use futures_util::future::join_all;
 use mcp_fuzz_generators::{Generator, Invalid};
 use proptest::strategy::ValueTree;
 use serde::{Deserialize, Serialize};
@@ -267,9 +268,12 @@ fn simpler(v: &Value) -> Vec<Value> {
         Value::String(s) if !s.is_empty() => {
             let n = s.chars().count();
             let mut out = vec![Value::from("")];
-            if n > 1 {
-                out.push(Value::from(s.chars().take(n / 2).collect::<String>()));
-                out.push(Value::from(s.chars().take(n - 1).collect::<String>()));
+            // Shorter, the biggest cuts first (n/2, 3n/4, ..., n-1): a bisection over the
+            // length when only long strings fail.
+            let mut d = n / 2;
+            while d != 0 {
+                out.push(Value::from(s.chars().take(n - d).collect::<String>()));
+                d /= 2;
             }
             for c in ['a', 'A', '0'] {
                 let same: String = std::iter::repeat_n(c, n).collect();
@@ -412,6 +416,9 @@ struct Search<'s, 'c> {
     /// Every candidate runs on a fresh server process: the failure does not show on one that
     /// has had earlier calls (a circuit breaker that opened, a poisoned cache).
     fresh: bool,
+    /// For a hang: how long a candidate may stay unanswered, while the server answers a
+    /// `ping`, to count as hanging too (the minimal one is then re-run with the whole timeout).
+    screen: Option<Duration>,
 }
 
 impl Search<'_, '_> {
@@ -451,11 +458,30 @@ impl Search<'_, '_> {
         }
         let Value::Object(arguments) = candidate else { return false };
         self.stats.steps += 1;
-        let r = match self.call(arguments, Keep::default(), self.fresh).await {
-            Some(c) => self.signature.matches(&c.outcome),
-            None => {
-                self.stats.exhausted = Some("restart".into());
-                false
+        let r = if let Some(screen) = self.screen {
+            let s = self.subject;
+            match self
+                .slot
+                .call_patiently(s.tool, arguments, s.output, Keep::default(), screen)
+                .await
+            {
+                Ok(Attempt::Waiting(w)) => {
+                    w.abandon();
+                    true
+                }
+                Ok(Attempt::Done(c)) => self.signature.matches(&c.outcome),
+                Err(_) => {
+                    self.stats.exhausted = Some("restart".into());
+                    false
+                }
+            }
+        } else {
+            match self.call(arguments, Keep::default(), self.fresh).await {
+                Some(c) => self.signature.matches(&c.outcome),
+                None => {
+                    self.stats.exhausted = Some("restart".into());
+                    false
+                }
             }
         };
         self.tried.insert(key, r);
@@ -464,6 +490,29 @@ impl Search<'_, '_> {
         }
         r
     }
+}
+
+/// `n` re-runs of `arguments` sent at once (those the server serves together run together);
+/// a re-run cut off by the server's death is left out.
+async fn concurrent_reruns(
+    search: &mut Search<'_, '_>,
+    arguments: &Map<String, Value>,
+    keep: Keep,
+    n: u32,
+) -> Vec<Called> {
+    let s = search.subject;
+    let (mut ended, mut waiting) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        match search.slot.call_patiently(s.tool, arguments, s.output, keep, Duration::ZERO).await {
+            Ok(Attempt::Done(c)) => ended.push(c),
+            Ok(Attempt::Waiting(w)) => waiting.push(w),
+            Err(_) => break,
+        }
+    }
+    ended.extend(
+        join_all(waiting.into_iter().map(|w| w.finish(s.output, keep))).await.into_iter().flatten(),
+    );
+    ended
 }
 
 /// Shrinks a failing case against the live server, then re-runs the minimal case.
@@ -492,12 +541,18 @@ pub(crate) async fn shrink(
         limit,
         max_steps: cfg.max_steps,
         fresh: false,
+        screen: None,
     };
     let original = Value::Object(case.arguments.clone());
     search.tried.insert(original.to_string(), true);
     let mut best = original.clone();
-    // A hang costs a timeout per call: it is neither probed nor re-run on a fresh process.
+    // A hang costs a timeout per call: it is neither probed nor re-run on a fresh process, its
+    // candidates are screened with a shorter wait, and its re-runs run at once.
     let timing = matches!(subject.outcome, Outcome::Timeout | Outcome::UpstreamTimeout { .. });
+    if timing {
+        let timeout = search.slot.timeout();
+        search.screen = Some(patience(timeout));
+    }
     let mut shrinkable = cfg.enabled;
     if cfg.enabled && !timing {
         // Does the failure show again where it was seen? If not, on a fresh process? Then every
@@ -559,16 +614,11 @@ pub(crate) async fn shrink(
         }
     }
     // Re-runs: deterministic or flaky, and the exchange for the case file.
-    let Value::Object(minimal) = best else { unreachable!("candidates are objects") };
+    let Value::Object(mut minimal) = best else { unreachable!("candidates are objects") };
     let (mut exchange, mut stderr, mut outcome) = (None, Vec::new(), None);
     let keep = Keep { exchange: true, ..Keep::default() };
-    // The last re-run is on a fresh process (unless every one is), and its evidence wins when
-    // it fails: it shows the bug without the state earlier calls left.
-    let fresh_last = !timing && !search.fresh;
     let mut fresh_clean = true;
-    for k in 0..cfg.reruns + u32::from(fresh_last) {
-        let fresh = search.fresh || (fresh_last && k == cfg.reruns);
-        let Some(c) = search.call(&minimal, keep, fresh).await else { break };
+    let mut judge_rerun = |search: &mut Search<'_, '_>, c: Called, fresh: bool| {
         search.stats.reruns += 1;
         search.stats.fresh_reruns += u32::from(fresh);
         let same = search.signature.matches(&c.outcome);
@@ -581,6 +631,29 @@ pub(crate) async fn shrink(
         }
         if same || outcome.is_none() {
             (exchange, stderr, outcome) = (c.exchange, c.stderr, Some(c.outcome));
+        }
+    };
+    if timing {
+        // All at once: each waits out the whole timeout. A minimal case that a screened
+        // candidate made but that never hangs for the whole timeout gives way to the original.
+        for arguments in [minimal.clone(), case.arguments.clone()] {
+            for c in concurrent_reruns(&mut search, &arguments, keep, cfg.reruns).await {
+                judge_rerun(&mut search, c, false);
+            }
+            minimal = arguments;
+            if search.stats.reproduced > 0 || minimal == case.arguments {
+                break;
+            }
+            search.stats.reruns = 0;
+        }
+    } else {
+        // The last re-run is on a fresh process (unless every one is), and its evidence wins
+        // when it fails: it shows the bug without the state earlier calls left.
+        let fresh_last = !search.fresh;
+        for k in 0..cfg.reruns + u32::from(fresh_last) {
+            let fresh = search.fresh || (fresh_last && k == cfg.reruns);
+            let Some(c) = search.call(&minimal, keep, fresh).await else { break };
+            judge_rerun(&mut search, c, fresh);
         }
     }
     let flaky = (search.stats.reruns > 0).then_some(search.stats.reproduced < search.stats.reruns);
@@ -633,6 +706,14 @@ mod tests {
         assert!(c.contains(&json!({"a": [1, 2], "s": "", "n": 1001})), "empties a string");
         assert!(c.contains(&json!({"a": [1, 2], "s": "hello", "n": 501})), "halves towards zero");
         assert!(c.contains(&json!({"a": [1, 2], "s": "hello", "n": 1000})), "steps towards zero");
+        let long = "z".repeat(500);
+        let cuts: Vec<usize> = simpler(&json!(long))
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::len)
+            .filter(|&n| n > 0 && n < 500)
+            .collect();
+        assert_eq!(cuts, [250, 375, 438, 469, 485, 493, 497, 499], "a bisection over the length");
     }
 
     #[test]

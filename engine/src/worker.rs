@@ -13,7 +13,8 @@ use crate::classify::Outcome;
 use crate::client::LateWatch;
 use crate::config::MAX_RESTARTS_PER_TOOL;
 use crate::plan::Case;
-use crate::server::{Instance, Keep};
+use crate::server::{Attempt, Called, Instance, Keep, Waiting, patience};
+use futures_util::future::join_all;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -129,20 +130,26 @@ pub(crate) struct Shared<'a, 'p> {
     pub cases: &'a [Case],
     pub output: Option<&'a jsonschema::Validator>,
     pub feed: bool,
+    /// How long a call runs before it may go on in the background.
+    pub patience: Duration,
     pub stop: RefCell<Stop>,
     /// Called after every case, for progress.
     pub on_case: &'a RefCell<&'p mut dyn FnMut()>,
 }
 
-/// Runs `mine` (case indexes, increasing) on `slot`. Returns what was done, and the start-up
-/// error if the server could not be (re)started.
+/// Runs `mine` (case indexes, increasing) on `slot`. Returns what was done, the calls still
+/// running in the background (a call that outlasts its [`patience`] while the server serves
+/// others: [`finish_waiting`] judges them), and the start-up error if the server could not be
+/// (re)started.
 pub(crate) async fn work(
     slot: &mut Instance<'_>,
     shared: &Shared<'_, '_>,
     mine: Vec<usize>,
-) -> (Vec<Done>, Option<String>) {
+) -> (Vec<Done>, Vec<(usize, Waiting)>, Option<String>) {
     let mut done = Vec::new();
     let mut restarts: u32 = 0;
+    let mut waiting = Vec::new();
+    let keep = case_keep(shared.feed);
     for i in mine {
         let case = &shared.cases[i];
         let valid = case.label.mode.is_valid();
@@ -152,36 +159,104 @@ pub(crate) async fn work(
         if shared.stop.borrow().skips(i, valid) {
             continue;
         }
-        let keep = Keep { exchange: false, result: shared.feed, late: true };
-        match slot.call(shared.tool, &case.arguments, shared.output, keep).await {
-            Err(e) => {
-                let mut stop = shared.stop.borrow_mut();
-                stop.broken = Some(stop.broken.map_or(i, |b| b.min(i)));
-                return (done, Some(format!("the server could not be restarted: {e}")));
-            }
-            Ok(c) => {
-                shared.stop.borrow_mut().upstream.push((i, c.outcome.names_upstream()));
-                if let Some(key) = failure_key(case, &c.outcome) {
-                    shared.stop.borrow_mut().failures.push((i, key));
-                }
+        let attempt =
+            slot.call_patiently(shared.tool, &case.arguments, shared.output, keep, shared.patience);
+        match attempt.await {
+            Err(e) => return (done, waiting, Some(broken(shared, i, &e))),
+            Ok(Attempt::Waiting(w)) => waiting.push((i, w)),
+            Ok(Attempt::Done(c)) => {
                 if c.restarted {
-                    shared.stop.borrow_mut().restarts.push((i, valid));
                     restarts += 1;
                     // Back off a little more after each restart of the same tool.
                     tokio::time::sleep(Duration::from_millis(20 * u64::from(restarts))).await;
                 }
-                done.push(Done {
-                    index: i,
-                    outcome: c.outcome,
-                    restarted: c.restarted,
-                    result: c.result,
-                    late: c.late,
-                });
-                (shared.on_case.borrow_mut())();
+                done.push(record(shared, i, c));
             }
         }
     }
+    (done, waiting, None)
+}
+
+/// What a case's call keeps: the result when output feeding is on, and the watch on a call
+/// past its timeout.
+fn case_keep(feed: bool) -> Keep {
+    Keep { exchange: false, result: feed, late: true }
+}
+
+/// Judges the calls [`work`] left in the background, once they end. Those cut off by the
+/// server's death (another case may have killed it) are sent again, together, on `slot`; one
+/// cut off again is waited for alone. Returns them done, and the start-up error if the server
+/// could not be (re)started.
+pub(crate) async fn finish_waiting(
+    slot: &mut Instance<'_>,
+    tool: &str,
+    cases: &[Case],
+    output: Option<&jsonschema::Validator>,
+    feed: bool,
+    waiting: Vec<(usize, Waiting)>,
+) -> (Vec<Done>, Option<String>) {
+    let keep = case_keep(feed);
+    let mut done = Vec::new();
+    let mut cut_off = Vec::new();
+    let ended = join_all(
+        waiting.into_iter().map(|(i, w)| async move { (i, w.finish(output, keep).await) }),
+    );
+    for (i, c) in ended.await {
+        match c {
+            Some(c) => done.push(finished(i, c)),
+            None => cut_off.push(i),
+        }
+    }
+    let mut again = Vec::new();
+    let patience = patience(slot.timeout());
+    for i in cut_off {
+        match slot.call_patiently(tool, &cases[i].arguments, output, keep, patience).await {
+            Ok(Attempt::Done(c)) => done.push(finished(i, c)),
+            Ok(Attempt::Waiting(w)) => again.push((i, w)),
+            Err(e) => return (done, Some(format!("the server could not be restarted: {e}"))),
+        }
+    }
+    let ended =
+        join_all(again.into_iter().map(|(i, w)| async move { (i, w.finish(output, keep).await) }));
+    for (i, c) in ended.await {
+        let c = match c {
+            Some(c) => c,
+            None => match slot.call(tool, &cases[i].arguments, output, keep).await {
+                Ok(c) => c,
+                Err(e) => return (done, Some(format!("the server could not be restarted: {e}"))),
+            },
+        };
+        done.push(finished(i, c));
+    }
     (done, None)
+}
+
+fn finished(index: usize, c: Called) -> Done {
+    Done { index, outcome: c.outcome, restarted: c.restarted, result: c.result, late: c.late }
+}
+
+/// Notes that the server could not be (re)started for case `i`; the error for the report.
+fn broken(shared: &Shared<'_, '_>, i: usize, e: &impl std::fmt::Display) -> String {
+    let mut stop = shared.stop.borrow_mut();
+    stop.broken = Some(stop.broken.map_or(i, |b| b.min(i)));
+    format!("the server could not be restarted: {e}")
+}
+
+/// Notes case `i`'s outcome for the stop rules and the progress.
+fn record(shared: &Shared<'_, '_>, i: usize, c: Called) -> Done {
+    let case = &shared.cases[i];
+    {
+        let mut stop = shared.stop.borrow_mut();
+        stop.upstream.push((i, c.outcome.names_upstream()));
+        if let Some(key) = failure_key(case, &c.outcome) {
+            stop.failures.push((i, key));
+        }
+        if c.restarted {
+            stop.restarts.push((i, case.label.mode.is_valid()));
+        }
+    }
+    (shared.on_case.borrow_mut())();
+    finished(i, c)
 }
 
 #[cfg(test)]

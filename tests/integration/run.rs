@@ -290,8 +290,10 @@ fn late_answers_are_slow_warnings_not_hangs_and_need_no_restart() {
 
 #[test]
 fn progress_extends_the_timeout_and_an_unbounded_rate_is_cancelled_at_once() {
-    let (code, r, _) =
-        run_json("fx-progress", &["--timeout", "1", "--max-call-time", "10s", "--no-shrink"]);
+    let (code, r, _) = run_json(
+        "fx-progress",
+        &["--timeout", "1", "--max-call-time", "10s", "--no-shrink", "--env", "FX_DELAY_SECS=1.5"],
+    );
     assert_eq!(code, SUCCESS, "{r:#}");
     let long_op = tool(&r, "long_op");
     // The default operation (3 s, a report every 0.3 s) outlives --timeout 1 and answers.
@@ -377,6 +379,27 @@ fn hangs_time_out_and_the_run_goes_on() {
         cancelled.lines().filter(|l| l.starts_with("cancelled ")).count() as u64 >= timeouts,
         "{timeouts} timeouts, cancellations seen by the server:\n{cancelled}"
     );
+}
+
+#[test]
+fn a_hung_call_holds_up_no_other_case() {
+    // One hung call waited for would take the whole --timeout, past the time budget, and stop
+    // the tool's cases there; in the background it lets them all be sent within the budget.
+    let args = ["--tool", "export_report", "--timeout", "8", "--time-budget", "5s", "--no-shrink"];
+    let (code, r, _) = run_json("fx-seventeen", &args);
+    assert_eq!(code, FINDINGS, "{r:#}");
+    assert_eq!(kinds(&r), ["hang"], "{r:#}");
+    let t = tool(&r, "export_report");
+    assert!(t.get("reason").is_none(), "every case was sent within the budget: {t}");
+    let sent: u64 =
+        t["outcomes"].as_object().expect("outcomes").values().filter_map(Value::as_u64).sum();
+    let planned: u64 =
+        ["boundary", "valid", "invalid"].iter().filter_map(|k| t["cases"][k].as_u64()).sum();
+    assert_eq!(sent, planned, "{t}");
+    assert!(t["outcomes"]["timeout"].as_u64() >= Some(1), "{t}");
+    assert_eq!(r["restarts"], 0, "the server served the other calls: {r:#}");
+    let shrink = &r["findings"][0]["shrink"];
+    assert_eq!((&shrink["reruns"], &shrink["reproduced"]), (&3.into(), &3.into()), "{shrink}");
 }
 
 #[test]
