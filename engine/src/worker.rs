@@ -198,10 +198,7 @@ pub(crate) async fn finish_waiting(
     let keep = case_keep(feed);
     let mut done = Vec::new();
     let mut cut_off = Vec::new();
-    let ended = join_all(
-        waiting.into_iter().map(|(i, w)| async move { (i, w.finish(output, keep).await) }),
-    );
-    for (i, c) in ended.await {
+    for (i, c) in ended(waiting, output, keep).await {
         match c {
             Some(c) => done.push(finished(i, c)),
             None => cut_off.push(i),
@@ -213,22 +210,35 @@ pub(crate) async fn finish_waiting(
         match slot.call_patiently(tool, &cases[i].arguments, output, keep, patience).await {
             Ok(Attempt::Done(c)) => done.push(finished(i, c)),
             Ok(Attempt::Waiting(w)) => again.push((i, w)),
-            Err(e) => return (done, Some(format!("the server could not be restarted: {e}"))),
+            Err(e) => return (done, Some(restart_failed(&e))),
         }
     }
-    let ended =
-        join_all(again.into_iter().map(|(i, w)| async move { (i, w.finish(output, keep).await) }));
-    for (i, c) in ended.await {
+    for (i, c) in ended(again, output, keep).await {
         let c = match c {
             Some(c) => c,
             None => match slot.call(tool, &cases[i].arguments, output, keep).await {
                 Ok(c) => c,
-                Err(e) => return (done, Some(format!("the server could not be restarted: {e}"))),
+                Err(e) => return (done, Some(restart_failed(&e))),
             },
         };
         done.push(finished(i, c));
     }
     (done, None)
+}
+
+/// The report's reason when the server could not be (re)started.
+fn restart_failed(e: &impl std::fmt::Display) -> String {
+    format!("the server could not be restarted: {e}")
+}
+
+/// Waits for every background call to end: each with its case, judged (`None`: cut off).
+async fn ended(
+    waiting: Vec<(usize, Waiting)>,
+    output: Option<&jsonschema::Validator>,
+    keep: Keep,
+) -> Vec<(usize, Option<Called>)> {
+    join_all(waiting.into_iter().map(|(i, w)| async move { (i, w.finish(output, keep).await) }))
+        .await
 }
 
 fn finished(index: usize, c: Called) -> Done {
@@ -239,7 +249,7 @@ fn finished(index: usize, c: Called) -> Done {
 fn broken(shared: &Shared<'_, '_>, i: usize, e: &impl std::fmt::Display) -> String {
     let mut stop = shared.stop.borrow_mut();
     stop.broken = Some(stop.broken.map_or(i, |b| b.min(i)));
-    format!("the server could not be restarted: {e}")
+    restart_failed(&e)
 }
 
 /// Notes case `i`'s outcome for the stop rules and the progress.
