@@ -266,10 +266,11 @@ pub struct TargetArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", help_heading = "Server")]
     pub timeout: String,
 
-    /// Longest a call may take (`60s`): progress notifications extend `--timeout` up to this,
-    /// and a call past `--timeout` is watched until this for a late answer (`slow`, not `hang`).
-    #[arg(long, value_name = "DURATION", default_value = "60s", help_heading = "Server")]
-    pub max_call_time: String,
+    /// Longest a call may take (`60s`; default twice `--timeout`): progress notifications extend
+    /// `--timeout` up to this, and a call past `--timeout` is watched until this for a late
+    /// answer (`slow`, not `hang`).
+    #[arg(long, value_name = "DURATION", help_heading = "Server")]
+    pub max_call_time: Option<String>,
 
     /// Largest response accepted, in bytes; larger ones are dropped and reported as oversize.
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024, help_heading = "Server")]

@@ -106,7 +106,10 @@ pub fn server_with(args: &TargetArgs, target: Target) -> Result<ServerSpec, CliE
         connect: ConnectOptions {
             startup_timeout: duration(&args.startup_timeout, "--startup-timeout")?,
             max_response_bytes: args.max_response_bytes,
-            max_call_time: duration(&args.max_call_time, "--max-call-time")?.max(timeout),
+            max_call_time: match &args.max_call_time {
+                Some(d) => duration(d, "--max-call-time")?.max(timeout),
+                None => timeout * 2,
+            },
         },
         timeout,
     })

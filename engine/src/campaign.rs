@@ -212,6 +212,8 @@ impl Started<'_> {
         let mut stop = None;
         let mut incomplete = false;
         let mut late = Vec::new();
+        // The case of each watch in `late`.
+        let mut late_case = Vec::new();
         // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
         let mut mode_restarts = [0_u32; 2];
         let mut gave_up = [false; 2];
@@ -235,7 +237,10 @@ impl Started<'_> {
                 Mode::Valid => tr.cases.valid += 1,
                 Mode::Invalid => tr.cases.invalid += 1,
             }
-            late.extend(d.late);
+            if let Some(w) = d.late {
+                late.push(w);
+                late_case.push(index);
+            }
             if let Some(key) = failure_key(case, &d.outcome) {
                 keys.insert(key);
             }
@@ -296,6 +301,7 @@ impl Started<'_> {
         // answers come soon); what is still unanswered is shrunk, and judged again after.
         let grace = (cfg.server.timeout / 2).min(LATE_GRACE);
         settle_timeouts(&mut tool_findings, &late, Instant::now() + grace, false, cfg).await;
+        hang_first(&mut tool_findings, &late, &late_case, &cases);
 
         // Shrink every failure found on a case, on the first server instance.
         let mut poisoned_after: Option<usize> = None;
@@ -326,6 +332,13 @@ impl Started<'_> {
             };
             if shrunk.poisons {
                 poisoned_after = Some(poisoned_after.map_or(i, |p| p.min(i)));
+            }
+            if let Some(scaling) = &shrunk.scaling {
+                let text = scaling.describe(cfg.server.connect.max_call_time);
+                // Whether or not the watch already called it a hang: the scaling says why.
+                f.kind = FindingKind::Slow;
+                f.severity = Severity::Warning;
+                f.message = text;
             }
             // Deaths that always come on the same call of a process, whatever the input, are the
             // process's limit, not this input's bug: the failure stands, saying so.
@@ -370,9 +383,10 @@ impl Started<'_> {
                 draw: cases[i].draw,
             }));
         }
-        // A call is called hung once watched for twice its timeout (shrinking usually took longer).
+        // A call is called hung once watched for `--max-call-time` (twice its timeout unless
+        // set; shrinking usually took longer).
         let t = cfg.server.timeout;
-        let watched = (t * 2).max(t + std::time::Duration::from_secs(1));
+        let watched = cfg.server.connect.max_call_time.max(t + std::time::Duration::from_secs(1));
         let by = late.iter().map(|w| w.sent() + watched).max().unwrap_or_else(Instant::now);
         settle_timeouts(&mut tool_findings, &late, by, true, cfg).await;
         if let Some(after) = poisoned_after {
@@ -385,6 +399,36 @@ impl Started<'_> {
         join_all(late.iter().map(|w| w.settle(w.limit()))).await;
         let findings = tool_findings.into_iter().map(|(f, _)| f).collect();
         ToolRun { report: tr, findings, stop, late_cases }
+    }
+}
+
+/// A timeout finding stands for all the tool's timeouts; its case is the first of them, which may
+/// since have been answered (late). The case shrunk and shown is then the first one still
+/// unanswered, the one that may be a hang.
+fn hang_first(
+    findings: &mut [(Finding, Option<usize>)],
+    late: &[LateWatch],
+    late_case: &[usize],
+    cases: &[Case],
+) {
+    let unanswered =
+        late.iter().zip(late_case).find(|(w, _)| !matches!(w.now(), Late::Answered(_)));
+    let Some((_, &j)) = unanswered else { return };
+    for (f, origin) in findings.iter_mut() {
+        let Some(i) = *origin else { continue };
+        let answered = late_case
+            .iter()
+            .position(|&c| c == i)
+            .is_some_and(|k| matches!(late[k].now(), Late::Answered(_)));
+        if f.kind != FindingKind::Timeout || i == j || !answered {
+            continue;
+        }
+        if let Some(label) = f.other_cases.iter_mut().find(|l| **l == cases[j].label) {
+            *label = cases[i].label.clone();
+        }
+        f.case = Some(cases[j].label.clone());
+        f.arguments = Some(cases[j].arguments.clone());
+        *origin = Some(j);
     }
 }
 

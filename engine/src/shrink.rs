@@ -12,7 +12,7 @@
 //! and time; the minimal case is then re-run to tell a deterministic failure from a flaky one.
 
 use crate::classify::Outcome;
-use crate::client::Exchange;
+use crate::client::{Exchange, human_duration};
 use crate::plan::{Case, CaseLabel, Mode};
 use crate::server::{Attempt, Called, Instance, Keep, patience};
 use futures_util::future::join_all;
@@ -393,7 +393,83 @@ pub(crate) struct Shrunk {
     /// It failed again only on a fresh process: the process it first failed on was left in a
     /// state (a breaker opened, a cache poisoned) that answers differently.
     pub poisons: bool,
+    /// For a hang: its time follows one number of the input, so it is slow by input, not hung.
+    pub scaling: Option<Scaling>,
 }
+
+/// How the time of a call follows one number of its input: smaller values of it, all else equal,
+/// were answered in times that fall on one line with it. The evidence that a "hang" is work the
+/// input asked for (`duration: 821` seconds) rather than a call that never ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scaling {
+    /// JSON pointer of the number in the arguments (`/duration`).
+    pub pointer: String,
+    /// `(value, seconds)` of the answered calls, the largest value first.
+    pub points: Vec<(f64, f64)>,
+    /// The value in the case that got no answer.
+    pub value: f64,
+    /// The time that case would take on that line, in seconds.
+    pub estimate: f64,
+}
+
+impl Scaling {
+    /// Fits a line through three answered calls (values decreasing): the two slopes must agree
+    /// (within a factor of about 1.4) and be positive, and the times must differ by a margin
+    /// that timer noise does not reach.
+    #[must_use]
+    pub fn fit(pointer: String, points: [(f64, f64); 3], value: f64) -> Option<Self> {
+        let [(v1, t1), (v2, t2), (v3, t3)] = points;
+        if !(value > v1 && v1 > v2 && v2 > v3) || t1 - t3 < MIN_SPREAD {
+            return None;
+        }
+        let (s1, s2) = ((t1 - t2) / (v1 - v2), (t2 - t3) / (v2 - v3));
+        if s1 <= 0.0 || s2 <= 0.0 || !(0.7..=1.45).contains(&(s1 / s2)) {
+            return None;
+        }
+        let slope = (t1 - t3) / (v1 - v3);
+        let estimate = t1 + slope * (value - v1);
+        Some(Self { pointer, points: points.to_vec(), value, estimate })
+    }
+
+    /// What the finding says: `the time follows /duration: 0.80 s at 0.8, ...`.
+    #[must_use]
+    pub fn describe(&self, max_call_time: Duration) -> String {
+        let points: Vec<String> =
+            self.points.iter().map(|(v, t)| format!("{t:.2} s at {}", short(*v))).collect();
+        let limit = max_call_time.as_secs_f64();
+        let past = if self.estimate > limit {
+            format!("past --max-call-time {limit} s")
+        } else {
+            format!("within --max-call-time {limit} s")
+        };
+        // A top-level property by its name, anything deeper by its pointer.
+        let name = self.pointer.strip_prefix('/').filter(|n| !n.contains('/'));
+        format!(
+            "slow by input, not hung: the time follows `{}` ({}), so about {} at {}, {past}",
+            name.unwrap_or(&self.pointer),
+            points.join(", "),
+            human_duration(self.estimate),
+            short(self.value)
+        )
+    }
+}
+
+/// A number as a person reads it: integers without a fraction, else at most 3 decimals.
+fn short(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+/// How far apart the fastest and the slowest of the three timed calls must be, in seconds.
+const MIN_SPREAD: f64 = 0.06;
+/// How many numbers of a hanging case are probed for [`Scaling`].
+const SCALING_LEAVES: usize = 2;
+/// How many eighths down a number is probed (8^5: from an hour to a tenth of a second).
+const DESCENT: u32 = 5;
 
 /// What a shrink needs to know about the case.
 pub(crate) struct Subject<'a> {
@@ -419,6 +495,8 @@ struct Search<'s, 'c> {
     /// For a hang: how long a candidate may stay unanswered, while the server answers a
     /// `ping`, to count as hanging too (the minimal one is then re-run with the whole timeout).
     screen: Option<Duration>,
+    /// For a hang: what the timing probe found.
+    scaling: Option<Scaling>,
 }
 
 impl Search<'_, '_> {
@@ -437,9 +515,9 @@ impl Search<'_, '_> {
         self.slot.call(s.tool, arguments, s.output, keep).await.ok()
     }
 
-    /// Whether the budget is spent (and records why).
+    /// Whether the budget is spent (and records why), or a hang proved slow by input.
     fn spent(&mut self) -> bool {
-        if self.stats.exhausted.is_some() {
+        if self.stats.exhausted.is_some() || self.scaling.is_some() {
             return true;
         }
         if self.stats.steps >= self.max_steps {
@@ -459,18 +537,10 @@ impl Search<'_, '_> {
         let Value::Object(arguments) = candidate else { return false };
         self.stats.steps += 1;
         let r = if let Some(screen) = self.screen {
-            let s = self.subject;
-            match self
-                .slot
-                .call_patiently(s.tool, arguments, s.output, Keep::default(), screen)
-                .await
-            {
-                Ok(Attempt::Waiting(w)) => {
-                    w.abandon();
-                    true
-                }
-                Ok(Attempt::Done(c)) => self.signature.matches(&c.outcome),
-                Err(_) => {
+            match self.timed(arguments, screen).await {
+                Ok(None) => true,
+                Ok(Some((c, _))) => self.signature.matches(&c.outcome),
+                Err(()) => {
                     self.stats.exhausted = Some("restart".into());
                     false
                 }
@@ -490,6 +560,127 @@ impl Search<'_, '_> {
         }
         r
     }
+
+    /// One screened call: its answer and how long it took, or `None` when it is still running
+    /// after `screen` (it is then abandoned); `Err` when the server could not be (re)started.
+    async fn timed(
+        &mut self,
+        arguments: &Map<String, Value>,
+        screen: Duration,
+    ) -> Result<Option<(Called, Duration)>, ()> {
+        let s = self.subject;
+        let start = Instant::now();
+        match self.slot.call_patiently(s.tool, arguments, s.output, Keep::default(), screen).await {
+            Ok(Attempt::Waiting(w)) => {
+                w.abandon();
+                Ok(None)
+            }
+            Ok(Attempt::Done(c)) => Ok(Some((c, start.elapsed()))),
+            Err(_) => Err(()),
+        }
+    }
+
+    /// Does the hang's time follow one number of its input (`duration: 821` seconds)? For each
+    /// of the first positive numbers of `hanging`, smaller values are sent, an eighth at a time
+    /// (so one of them lands between a tenth of the screen and the screen when the time is
+    /// proportional), until one is answered; one answered after a tenth of the screen or more
+    /// is doubled while its time stays under a third of the screen (a longer time is measured
+    /// better), then gets two more calls, at a half and a quarter of its value, and a line
+    /// through the three times makes the hang slow by input ([`Scaling`]).
+    async fn probe_scaling(&mut self, hanging: &Value) {
+        let Some(screen) = self.screen else { return };
+        let rule = Admissible::new(
+            self.subject.generator,
+            &self.subject.case.label,
+            &self.subject.case.arguments,
+        );
+        let mut all = Vec::new();
+        paths(hanging, &mut Vec::new(), &mut all);
+        let numbers = all.into_iter().filter_map(|p| {
+            let v = get(hanging, &p)?.as_f64().filter(|v| *v > 0.0)?;
+            Some((p, v))
+        });
+        for (path, value) in numbers.take(SCALING_LEAVES) {
+            let integer = get(hanging, &path).is_some_and(|n| n.is_i64() || n.is_u64());
+            let with = |v: f64| {
+                let n = if integer {
+                    #[expect(clippy::cast_possible_truncation, reason = "a share of an integer")]
+                    Value::from(v.floor() as i64)
+                } else {
+                    Value::from(v)
+                };
+                let mut c = hanging.clone();
+                *get_mut(&mut c, &path)? = n.clone();
+                (n.as_f64().is_some_and(|x| x > 0.0) && rule.admits(&c)).then_some((c, n.as_f64()?))
+            };
+            let mut v = value;
+            let mut lead = None;
+            for _ in 0..DESCENT {
+                v /= 8.0;
+                let Some((c, x)) = with(v) else { break };
+                if self.spent() {
+                    return;
+                }
+                self.stats.steps += 1;
+                let Value::Object(arguments) = &c else { return };
+                match self.timed(arguments, screen).await {
+                    Ok(None) => v = x,
+                    Ok(Some((called, t))) => {
+                        if t >= screen / 10 && !called.outcome.is_failure() {
+                            lead = Some((x, t));
+                        }
+                        break;
+                    }
+                    Err(()) => {
+                        self.stats.exhausted = Some("restart".into());
+                        return;
+                    }
+                }
+            }
+            let Some((mut x, mut t)) = lead else { continue };
+            for _ in 0..2 {
+                if t >= screen / 3 {
+                    break;
+                }
+                let Some((c, y)) = with(x * 2.0) else { break };
+                let Value::Object(arguments) = &c else { return };
+                self.stats.steps += 1;
+                match self.timed(arguments, screen).await {
+                    Ok(Some((called, u))) if !called.outcome.is_failure() => (x, t) = (y, u),
+                    _ => break,
+                }
+            }
+            let t = t.as_secs_f64();
+            let mut points = vec![(x, t)];
+            for share in [2.0, 4.0] {
+                let Some((c, y)) = with(x / share) else { break };
+                let Value::Object(arguments) = &c else { return };
+                self.stats.steps += 1;
+                match self.timed(arguments, screen).await {
+                    Ok(Some((called, t))) if !called.outcome.is_failure() => {
+                        points.push((y, t.as_secs_f64()));
+                    }
+                    _ => break,
+                }
+            }
+            if let [a, b, c] = points[..] {
+                self.scaling = Scaling::fit(pointer(&path), [a, b, c], value);
+                if self.scaling.is_some() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The JSON pointer of a path.
+fn pointer(path: &[Step]) -> String {
+    path.iter()
+        .map(|s| match s {
+            Step::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+            Step::Index(i) => format!("/{i}"),
+        })
+        .collect()
 }
 
 /// `n` re-runs of `arguments` sent at once (those the server serves together run together);
@@ -542,6 +733,7 @@ pub(crate) async fn shrink(
         max_steps: cfg.max_steps,
         fresh: false,
         screen: None,
+        scaling: None,
     };
     let original = Value::Object(case.arguments.clone());
     search.tried.insert(original.to_string(), true);
@@ -563,6 +755,9 @@ pub(crate) async fn shrink(
             search.fresh = fresh.is_some_and(|c| search.signature.matches(&c.outcome));
             shrinkable = search.fresh;
         }
+    }
+    if shrinkable && timing {
+        search.probe_scaling(&original).await;
     }
     if shrinkable {
         // The value tree of a random case, regenerated from its draw.
@@ -633,7 +828,10 @@ pub(crate) async fn shrink(
             (exchange, stderr, outcome) = (c.exchange, c.stderr, Some(c.outcome));
         }
     };
-    if timing {
+    if search.scaling.is_some() {
+        // Slow by input: the case stands as it was sent, and nothing waits out a timeout again.
+        minimal = case.arguments.clone();
+    } else if timing {
         // All at once: each waits out the whole timeout. A minimal case that a screened
         // candidate made but that never hangs for the whole timeout gives way to the original.
         for arguments in [minimal.clone(), case.arguments.clone()] {
@@ -669,6 +867,7 @@ pub(crate) async fn shrink(
         outcome,
         needs_history,
         poisons,
+        scaling: search.scaling,
     }
 }
 
@@ -714,6 +913,31 @@ mod tests {
             .filter(|&n| n > 0 && n < 500)
             .collect();
         assert_eq!(cuts, [250, 375, 438, 469, 485, 493, 497, 499], "a bisection over the length");
+    }
+
+    #[test]
+    fn a_hang_is_slow_by_input_only_when_its_time_falls_on_a_line_with_one_number() {
+        let fit = |points, value| Scaling::fit("/duration".into(), points, value);
+        // Proportional (server-everything's `duration`), and affine with a start-up cost.
+        let s = fit([(0.8, 0.81), (0.4, 0.41), (0.2, 0.21)], 821.0).expect("a line");
+        assert!((s.estimate - 821.0).abs() < 5.0, "{s:?}");
+        assert!(fit([(0.8, 1.31), (0.4, 0.91), (0.2, 0.71)], 100.0).is_some(), "affine");
+        assert!(
+            s.describe(Duration::from_secs(20)).starts_with(
+                "slow by input, not hung: the time follows `duration` (0.81 s at 0.8, 0.41 s at \
+                 0.4, 0.21 s at 0.2), so about 14 minutes at 821, past --max-call-time 20 s"
+            ),
+            "{}",
+            s.describe(Duration::from_secs(20))
+        );
+        // A constant time (the hang is a threshold, not work), noise, a time that falls as the
+        // number grows, and a curve whose two slopes disagree are not.
+        assert!(fit([(0.8, 0.3), (0.4, 0.3), (0.2, 0.3)], 3600.0).is_none(), "constant");
+        assert!(fit([(0.8, 0.13), (0.4, 0.11), (0.2, 0.10)], 3600.0).is_none(), "noise");
+        assert!(fit([(0.8, 0.2), (0.4, 0.4), (0.2, 0.8)], 100.0).is_none(), "falling");
+        assert!(fit([(0.8, 2.0), (0.4, 0.3), (0.2, 0.2)], 100.0).is_none(), "a knee");
+        // The hanging value must lie beyond the answered ones.
+        assert!(fit([(0.8, 0.81), (0.4, 0.41), (0.2, 0.21)], 0.5).is_none());
     }
 
     #[test]

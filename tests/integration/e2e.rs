@@ -116,3 +116,32 @@ fn server_everything() {
         r["findings"]
     );
 }
+
+/// A default run (default timeout, cases and limits) of the reference server passes: its
+/// long-running tool is slow by design (progress notifications, or a `duration` it is asked to
+/// wait), never a hang or a failure, and every slow case says why.
+#[test]
+fn server_everything_default_run_passes() {
+    let entry =
+        repo("fixtures/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    require(&entry);
+    let run = finish(
+        command(["--json", "--", "node", entry.to_str().expect("utf-8"), "stdio"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .spawn()
+            .expect("mcp-fuzz starts"),
+    );
+    let r: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    let all = r["findings"].as_array().expect("findings");
+    assert!(all.iter().all(|f| f["severity"] != "failure"), "{all:#?}");
+    assert_eq!(run.code, 0, "{all:#?}");
+    let long = findings(&r, "trigger-long-running-operation");
+    assert!(long.iter().all(|f| f["kind"] == "slow"), "{long:#?}");
+    // The random `duration` cases: the time was seen to follow it.
+    assert!(
+        long.iter()
+            .any(|f| f["message"].as_str().is_some_and(|m| m.contains("follows `duration`"))),
+        "{long:#?}"
+    );
+}

@@ -289,6 +289,19 @@ fn late_answers_are_slow_warnings_not_hangs_and_need_no_restart() {
 }
 
 #[test]
+fn a_hang_whose_time_follows_a_number_is_slow_by_input() {
+    // `slow` sleeps `ms` milliseconds (up to 5000): with --timeout 1 (so a watch of 2 s) its
+    // longest sleeps get no answer in time, and the smaller values it is probed with are
+    // answered in proportion to `ms`.
+    let (code, r, _) = run_json("fx-slow", &["--timeout", "1", "--cases", "0"]);
+    assert_eq!(code, SUCCESS, "slow by input is a warning: {r:#}");
+    assert_eq!(kinds(&r), ["slow"], "{r:#}");
+    let message = r["findings"][0]["message"].as_str().expect("message");
+    assert!(message.starts_with("slow by input, not hung: the time follows `ms` ("), "{message}");
+    assert!(message.contains("past --max-call-time 2 s"), "{message}");
+}
+
+#[test]
 fn progress_extends_the_timeout_and_an_unbounded_rate_is_cancelled_at_once() {
     let (code, r, _) = run_json(
         "fx-progress",

@@ -9,6 +9,7 @@
 mod progress;
 mod wire;
 
+pub(crate) use progress::human_duration;
 pub use progress::{Late, LateWatch};
 
 pub use mcp_fuzz_compat::capture::excerpt;
