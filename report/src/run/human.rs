@@ -164,6 +164,7 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
             .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
         let _ = writeln!(s, "      replay: {line}");
     }
+    let _ = writeln!(s, "      fix: {}", f.kind.rule().help);
 }
 
 /// The outcome on one line: its kind and each detail, clipped (`exited (exit status 3)`).
