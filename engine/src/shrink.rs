@@ -16,6 +16,7 @@ use crate::client::{Exchange, human_duration};
 use crate::plan::{Case, CaseLabel, Mode};
 use crate::server::{Attempt, Called, Instance, Keep, patience};
 use futures_util::future::join_all;
+use mcp_fuzz_generators::pointer::push;
 use mcp_fuzz_generators::{Generator, Invalid};
 use proptest::strategy::ValueTree;
 use serde::{Deserialize, Serialize};
@@ -580,6 +581,21 @@ impl Search<'_, '_> {
         }
     }
 
+    /// One timed probe of `candidate` (a step of the search).
+    async fn time(&mut self, candidate: &Value, screen: Duration) -> Timing {
+        let Value::Object(arguments) = candidate else { return Timing::Failed };
+        self.stats.steps += 1;
+        match self.timed(arguments, screen).await {
+            Ok(None) => Timing::Hung,
+            Ok(Some((c, t))) if !c.outcome.is_failure() => Timing::Answered(t),
+            Ok(Some(_)) => Timing::Failed,
+            Err(()) => {
+                self.stats.exhausted = Some("restart".into());
+                Timing::Broken
+            }
+        }
+    }
+
     /// Does the hang's time follow one number of its input (`duration: 821` seconds)? For each
     /// of the first positive numbers of `hanging`, smaller values are sent, an eighth at a time
     /// (so one of them lands between a tenth of the screen and the screen when the time is
@@ -609,9 +625,10 @@ impl Search<'_, '_> {
                 } else {
                     Value::from(v)
                 };
+                let x = n.as_f64().filter(|x| *x > 0.0)?;
                 let mut c = hanging.clone();
-                *get_mut(&mut c, &path)? = n.clone();
-                (n.as_f64().is_some_and(|x| x > 0.0) && rule.admits(&c)).then_some((c, n.as_f64()?))
+                *get_mut(&mut c, &path)? = n;
+                rule.admits(&c).then_some((c, x))
             };
             let mut v = value;
             let mut lead = None;
@@ -621,20 +638,14 @@ impl Search<'_, '_> {
                 if self.spent() {
                     return;
                 }
-                self.stats.steps += 1;
-                let Value::Object(arguments) = &c else { return };
-                match self.timed(arguments, screen).await {
-                    Ok(None) => v = x,
-                    Ok(Some((called, t))) => {
-                        if t >= screen / 10 && !called.outcome.is_failure() {
-                            lead = Some((x, t));
-                        }
+                match self.time(&c, screen).await {
+                    Timing::Hung => v = x,
+                    Timing::Answered(t) if t >= screen / 10 => {
+                        lead = Some((x, t));
                         break;
                     }
-                    Err(()) => {
-                        self.stats.exhausted = Some("restart".into());
-                        return;
-                    }
+                    Timing::Answered(_) | Timing::Failed => break,
+                    Timing::Broken => return,
                 }
             }
             let Some((mut x, mut t)) = lead else { continue };
@@ -643,23 +654,16 @@ impl Search<'_, '_> {
                     break;
                 }
                 let Some((c, y)) = with(x * 2.0) else { break };
-                let Value::Object(arguments) = &c else { return };
-                self.stats.steps += 1;
-                match self.timed(arguments, screen).await {
-                    Ok(Some((called, u))) if !called.outcome.is_failure() => (x, t) = (y, u),
+                match self.time(&c, screen).await {
+                    Timing::Answered(u) => (x, t) = (y, u),
                     _ => break,
                 }
             }
-            let t = t.as_secs_f64();
-            let mut points = vec![(x, t)];
+            let mut points = vec![(x, t.as_secs_f64())];
             for share in [2.0, 4.0] {
                 let Some((c, y)) = with(x / share) else { break };
-                let Value::Object(arguments) = &c else { return };
-                self.stats.steps += 1;
-                match self.timed(arguments, screen).await {
-                    Ok(Some((called, t))) if !called.outcome.is_failure() => {
-                        points.push((y, t.as_secs_f64()));
-                    }
+                match self.time(&c, screen).await {
+                    Timing::Answered(u) => points.push((y, u.as_secs_f64())),
                     _ => break,
                 }
             }
@@ -673,14 +677,24 @@ impl Search<'_, '_> {
     }
 }
 
+/// How a timed probe ended.
+enum Timing {
+    /// Still unanswered after the screen.
+    Hung,
+    /// Answered, not as a failure, after this long.
+    Answered(Duration),
+    /// Answered as a failure (or not a call at all).
+    Failed,
+    /// The server could not be (re)started.
+    Broken,
+}
+
 /// The JSON pointer of a path.
 fn pointer(path: &[Step]) -> String {
-    path.iter()
-        .map(|s| match s {
-            Step::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
-            Step::Index(i) => format!("/{i}"),
-        })
-        .collect()
+    path.iter().fold(String::new(), |p, s| match s {
+        Step::Key(k) => push(&p, k),
+        Step::Index(i) => push(&p, &i.to_string()),
+    })
 }
 
 /// `n` re-runs of `arguments` sent at once (those the server serves together run together);
