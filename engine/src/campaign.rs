@@ -176,12 +176,11 @@ impl Started<'_> {
 
     /// Finishes the tool: judges the calls still in the background, rebuilds in case order what
     /// a single job would have kept, judges, and shrinks every failure found on a case, on
-    /// `slot`. `other_deaths` are the call numbers at which the run's other instances died.
+    /// `slot`.
     pub async fn finish(
         self,
         cfg: &RunConfig,
         slot: &mut Instance<'_>,
-        other_deaths: &[u64],
         run_deadline: Option<Instant>,
     ) -> ToolRun {
         let Started {
@@ -214,6 +213,8 @@ impl Started<'_> {
         let mut late = Vec::new();
         // The case of each watch in `late`.
         let mut late_case = Vec::new();
+        // The call number on its process of each case that killed the server.
+        let mut death_call = std::collections::BTreeMap::new();
         // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
         let mut mode_restarts = [0_u32; 2];
         let mut gave_up = [false; 2];
@@ -244,6 +245,9 @@ impl Started<'_> {
             if let Some(key) = failure_key(case, &d.outcome) {
                 keys.insert(key);
             }
+            if matches!(d.outcome, Outcome::Exited { .. }) {
+                death_call.insert(index, d.call_no);
+            }
             results.push((d.index, d.outcome));
             mode_restarts[valid] += u32::from(d.restarted);
             if mode_restarts[valid] > MAX_RESTARTS_PER_TOOL {
@@ -255,7 +259,8 @@ impl Started<'_> {
             }
         }
         // One finding per tool (its identity is the tool and the kind), naming both kinds of case
-        // when both gave up.
+        // when both gave up. A warning: the crashes or hangs that made it give up are the
+        // failures, each reported by cause; this says what was not run.
         let parts: Vec<String> = [(1, "valid"), (0, "invalid")]
             .into_iter()
             .filter(|(v, _)| gave_up[*v])
@@ -273,7 +278,7 @@ impl Started<'_> {
                 Finding::general(
                     Some(tool.name.clone()),
                     FindingKind::GaveUp,
-                    Severity::Failure,
+                    Severity::Warning,
                     parts.join("; "),
                 ),
                 None,
@@ -295,6 +300,10 @@ impl Started<'_> {
             }
         }
         tool_findings.extend(judge(tool, &cases, &results, &mut tr));
+        // The note on what was not run comes after the failures that caused it.
+        if tr.status == ToolStatus::GaveUp && !parts.is_empty() {
+            tool_findings.rotate_left(1);
+        }
 
         // A call past its timeout is a hang only if it stays unanswered; a finding whose calls were
         // all answered late is a slow warning, which is not shrunk. A short grace first (most late
@@ -340,21 +349,16 @@ impl Started<'_> {
                 f.severity = Severity::Warning;
                 f.message = text;
             }
-            // Deaths that always come on the same call of a process, whatever the input, are the
-            // process's limit, not this input's bug: the failure stands, saying so.
-            let deaths: Vec<u64> = other_deaths.iter().chain(slot.deaths_at()).copied().collect();
-            let every_nth = matches!(outcome, Outcome::Exited { .. })
-                && deaths.len() >= 2
-                && deaths.iter().all(|n| *n == deaths[0]);
-            if shrunk.needs_history && every_nth {
-                f.message = format!(
-                    "{}; the process dies on its call number {} whatever the input ({} deaths, each on \
-                     that call; a fresh process answers this input)",
-                    f.message,
-                    deaths[0],
-                    deaths.len()
-                );
-            } else if shrunk.needs_history {
+            if shrunk.needs_history {
+                // Deaths a fresh process does not repeat: which call of its process each was
+                // (deaths on the same call number of every process are one server-wide finding,
+                // `crate::group`).
+                f.death_calls = results
+                    .iter()
+                    .filter(|(_, o)| matches!(o, Outcome::Exited { .. }))
+                    .filter(|(_, o)| f.cause.as_deref() == Some(o.cause().as_str()))
+                    .filter_map(|(j, _)| death_call.get(j).copied())
+                    .collect();
                 let (n, of) = (shrunk.stats.reproduced, shrunk.stats.reruns);
                 f.message = if n == 0 {
                     format!(

@@ -83,7 +83,7 @@ impl CaseFile {
             return None;
         }
         let (tool, case, arguments, outcome) =
-            (f.tool.clone()?, f.case.clone()?, f.arguments.clone()?, f.outcome.clone()?);
+            (f.case_tool()?.to_owned(), f.case.clone()?, f.arguments.clone()?, f.outcome.clone()?);
         let secrets: Vec<(String, String)> = match target {
             Target::Stdio { env, .. } => env.clone(),
             Target::Http { headers, .. } => headers.clone(),

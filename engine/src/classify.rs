@@ -418,7 +418,7 @@ impl Outcome {
     pub fn cause(&self) -> String {
         let kind = self.kind();
         match self {
-            Self::Exited { exit, stderr } => match crash_site(stderr) {
+            Self::Exited { exit, stderr } => match crash_site(stderr, Quoted::Elided) {
                 Some(site) => format!("{kind}: {exit}: {site}"),
                 None => format!("{kind}: {exit}"),
             },
@@ -439,15 +439,61 @@ impl Outcome {
             | Self::Oversize { .. } => kind.to_owned(),
         }
     }
+
+    /// The cause as it reads in any tool, for one bug seen on several tools: only a cause that
+    /// names a place or a message precise enough that two tools sharing it share the code (a
+    /// panic location, an exception line or an error message with its quoted values kept, a
+    /// breach of the wire format). `None` for causes as general as a timeout, a bare exit status
+    /// or "Internal error".
+    #[must_use]
+    pub fn shared_cause(&self) -> Option<String> {
+        let kind = self.kind();
+        match self {
+            Self::Exited { exit, stderr } => {
+                crash_site(stderr, Quoted::Kept).map(|site| format!("{kind}: {exit}: {site}"))
+            }
+            Self::RpcError { code, message } => {
+                specific(message).map(|m| format!("{kind} {code}: {m}"))
+            }
+            Self::HandlerException { text: m } | Self::InternalError { message: m } => {
+                specific(m).map(|m| format!("{kind}: {m}"))
+            }
+            Self::ProtocolViolation { .. } => Some(self.cause()),
+            _ => None,
+        }
+    }
+}
+
+/// An error text normalised with its quoted values kept, when it says more than a generic
+/// JSON-RPC phrase.
+fn specific(text: &str) -> Option<String> {
+    let line = normalise_with(text, Quoted::Kept);
+    let words = line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
+    let generic = ["internal error", "internal server error", "error", "unknown error"]
+        .iter()
+        .any(|g| line.trim_end_matches('.').eq_ignore_ascii_case(g));
+    (words >= 3 && !generic).then_some(line)
+}
+
+/// Whether normalising a text elides its quoted values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quoted {
+    Elided,
+    Kept,
 }
 
 /// Where a crashed process says it failed: a Rust panic's location, or the last
 /// `SomeError: message` line of a Python traceback or a Node.js stack.
-fn crash_site(stderr: &[String]) -> Option<String> {
+fn crash_site(stderr: &[String], quoted: Quoted) -> Option<String> {
     if let Some(at) = stderr.iter().find_map(|l| l.split_once("panicked at ").map(|(_, r)| r)) {
         return Some(format!("panic at {}", at.trim_end_matches(':')));
     }
-    stderr.iter().rev().map(|l| l.trim()).find(|l| is_exception_line(l)).map(normalise)
+    stderr
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| is_exception_line(l))
+        .map(|l| normalise_with(l, quoted))
 }
 
 /// `ZeroDivisionError: division by zero`, `TypeError: Cannot read ...`, `KeyError`.
@@ -462,6 +508,11 @@ fn is_exception_line(line: &str) -> bool {
 /// The first meaningful line of `text` (not a lone brace), digits as `#`, quoted values as
 /// `'…'`, at most 160 characters.
 fn normalise(text: &str) -> String {
+    normalise_with(text, Quoted::Elided)
+}
+
+/// [`normalise`], eliding quoted values or not.
+fn normalise_with(text: &str, quoted: Quoted) -> String {
     let line = text
         .lines()
         .map(str::trim)
@@ -475,7 +526,7 @@ fn normalise(text: &str) -> String {
                 chars.next();
             }
             out.push('#');
-        } else if matches!(c, '\'' | '"' | '`') {
+        } else if quoted == Quoted::Elided && matches!(c, '\'' | '"' | '`') {
             // Quoted text is nearly always a value (the input, its type name, a key).
             chars.by_ref().take_while(|&d| d != c).for_each(drop);
             out.push_str(&format!("{c}…{c}"));

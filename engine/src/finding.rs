@@ -71,6 +71,10 @@ pub enum FindingKind {
     /// A failure that never showed again on a fresh server process: it needs the state that
     /// earlier calls left (a warning, with the failure it was).
     Flaky,
+    /// The server process dies on (about) the same call number of every process, whatever the
+    /// calls were: one server-wide failure, not the bug of the tools that happened to be called
+    /// then.
+    DiesAfterCalls,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -331,6 +335,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             help: "Look for state that earlier calls change: a circuit breaker, a cache, a counter, a leaked handle; the finding's stderr and exchange show the failing call.",
         },
     ),
+    (
+        FindingKind::DiesAfterCalls,
+        Rule {
+            id: "MCPF0024",
+            name: "dies-after-calls",
+            short: "The server process dies after about the same number of calls every time, whatever the calls were.",
+            expected: "a server that serves any number of calls",
+            help: "Something each call leaves behind runs out (memory, file handles, connections, a counter): find what a call allocates or counts and never gives back; the stderr shows the death.",
+        },
+    ),
 ];
 
 impl FindingKind {
@@ -523,6 +537,9 @@ pub struct Identity {
     /// The case's JSON pointer, for findings on invalid cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
+    /// The cause, for one cause seen on several tools (a server-wide finding: no tool, no case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! - [`plan`] orders a tool's cases from the generator; [`feed`] turns earlier results into
 //!   inputs; [`select`] picks the tools; [`partition`] a shard of them.
 //! - [`run`] drives the campaign over the tools; each tool's cases are dealt to the instances,
-//!   judged in case order and shrunk ([`shrink`]).
+//!   judged in case order and shrunk ([`shrink`]); [`group`] makes one finding of one cause
+//!   seen on several tools.
 //! - [`finding`] is the vocabulary (kinds, severities, statuses, identities); [`report`] the
 //!   documented JSON shape; [`case_file`] the replayable case.
 #![deny(missing_docs)]
@@ -22,7 +23,9 @@ pub mod client;
 pub mod config;
 pub mod feed;
 pub mod finding;
+pub mod group;
 mod judge;
+mod limit;
 pub mod partition;
 pub mod plan;
 pub mod report;

@@ -192,6 +192,20 @@ pub struct Finding {
     /// [`MAX_OTHER_CASES`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_cases: Vec<CaseLabel>,
+    /// A server-wide finding about several tools: every tool, the one whose case is shown first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// The findings a server-wide one stands for, one per tool, each as it would have been
+    /// reported alone ([`crate::group`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Finding>,
+    /// `dies-after-calls`: the lowest call number of a process on which the server died.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_call: Option<u64>,
+    /// A death that a fresh process did not repeat: for each of its cases, the number of the
+    /// call on its server process that died.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub death_calls: Vec<u64>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -236,20 +250,49 @@ impl Finding {
             cause: None,
             occurrences: 1,
             other_cases: Vec::new(),
+            tools: Vec::new(),
+            members: Vec::new(),
+            at_call: None,
+            death_calls: Vec::new(),
             extra: Map::new(),
             evidence: None,
         }
     }
 
-    /// The stable identity: tool, kind, and the case label's mutation and pointer.
+    /// The stable identity: tool, kind, and the case label's mutation and pointer; for one cause
+    /// seen on several tools, the kind and the cause.
     #[must_use]
     pub fn identity(&self) -> Identity {
+        if self.tool.is_none() && !self.tools.is_empty() {
+            let cause = (self.kind != FindingKind::DiesAfterCalls).then(|| self.cause.clone());
+            return Identity {
+                tool: None,
+                kind: self.kind.clone(),
+                mutation: None,
+                pointer: None,
+                cause: cause.flatten(),
+            };
+        }
         Identity {
             tool: self.tool.clone(),
             kind: self.kind.clone(),
             mutation: self.case.as_ref().and_then(|c| c.mutation.clone()),
             pointer: self.case.as_ref().and_then(|c| c.pointer.clone()),
+            cause: None,
         }
+    }
+
+    /// Whether the finding is about `tool`: its own, or one of a server-wide finding's tools.
+    #[must_use]
+    pub fn concerns(&self, tool: &str) -> bool {
+        self.tool.as_deref() == Some(tool) || self.tools.iter().any(|t| t == tool)
+    }
+
+    /// The tool its case (and a replay of it) calls: its own, or the first of a server-wide
+    /// finding's tools.
+    #[must_use]
+    pub fn case_tool(&self) -> Option<&str> {
+        self.tool.as_deref().or(self.tools.first().map(String::as_str))
     }
 
     /// Whether it fails the run: a failure the baseline does not accept.

@@ -121,12 +121,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 deferred.push((runs.len() - 1, started));
                 continue;
             }
-            Begun::Started(started) => {
-                let (first, others) = slots.split_first_mut().expect("one instance at least");
-                let deaths: Vec<u64> =
-                    others.iter().flat_map(|s| s.deaths_at().iter().copied()).collect();
-                started.finish(cfg, first, &deaths, run_deadline).await
-            }
+            Begun::Started(started) => started.finish(cfg, &mut slots[0], run_deadline).await,
         };
         failures += ran.findings.iter().filter(|f| f.severity == Severity::Failure).count();
         stopped = stopped.or(ran.stop);
@@ -139,7 +134,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started)| {
         let mut slot = Instance::new(&cfg.server, None);
         async move {
-            let ran = started.finish(cfg, &mut slot, &[], run_deadline).await;
+            let ran = started.finish(cfg, &mut slot, run_deadline).await;
             (at, ran, slot)
         }
     }))
@@ -158,7 +153,10 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         tools.push(ran.report);
     }
     findings.extend(stray_finding(&slots));
-    let (mut restarts, mut calls) = (0, 0);
+    // One bug, one finding: a cause seen on several tools, and deaths on a call limit.
+    let (limit, proof_calls) = crate::limit::prove(cfg, &findings).await;
+    let findings = crate::group::by_cause(findings, limit);
+    let (mut restarts, mut calls) = (0, proof_calls);
     for slot in &mut slots {
         restarts += slot.restarts;
         calls += slot.calls;

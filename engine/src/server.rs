@@ -36,8 +36,6 @@ pub struct Instance<'s> {
     calls_on_conn: u64,
     /// The next connection replaces one closed on purpose ([`Instance::renew`]): no restart.
     renewing: bool,
-    /// For each death of the process during a call: the number of that call on its process.
-    deaths_at: Vec<u64>,
     /// Wire breaches outside any call on connections already closed: how many, and the first
     /// few distinct ones.
     stray: (u64, Vec<String>),
@@ -60,6 +58,9 @@ pub struct Called {
     pub stderr: Vec<String>,
     /// The watch on a call that got no answer in time: a late answer makes it slow, none a hang.
     pub late: Option<LateWatch>,
+    /// Its number among the `tools/call` requests sent to its server process (1 for the
+    /// first): a process that dies on the same number whatever the calls has a call limit.
+    pub call_no: u64,
 }
 
 /// What to keep of a call besides its outcome.
@@ -86,7 +87,6 @@ impl<'s> Instance<'s> {
             calls: 0,
             calls_on_conn: 0,
             renewing: false,
-            deaths_at: Vec::new(),
             stray: (0, Vec::new()),
         }
     }
@@ -170,12 +170,6 @@ impl<'s> Instance<'s> {
         }
     }
 
-    /// For each death of the server during a call, the number of that call on its process.
-    #[must_use]
-    pub fn deaths_at(&self) -> &[u64] {
-        &self.deaths_at
-    }
-
     /// Reads every page of `tools/list` (at most `max_pages`).
     ///
     /// # Errors
@@ -247,7 +241,8 @@ impl<'s> Instance<'s> {
                 self.calls += 1;
                 self.calls_on_conn += 1;
                 let task = tokio::spawn(call);
-                return Ok(Attempt::Waiting(Waiting { task, conn }));
+                let call_no = self.calls_on_conn;
+                return Ok(Attempt::Waiting(Waiting { task, conn, call_no }));
             }
         };
         Ok(Attempt::Done(self.judged(&conn, reply, exchange, output, keep).await))
@@ -276,13 +271,11 @@ impl<'s> Instance<'s> {
         };
         self.calls += 1;
         self.calls_on_conn += 1;
-        if matches!(outcome, Outcome::Exited { .. }) {
-            self.deaths_at.push(self.calls_on_conn);
-        }
+        let call_no = self.calls_on_conn;
         if restarted {
             self.close().await;
         }
-        Called { outcome, restarted, result, exchange, stderr, late }
+        Called { outcome, restarted, result, exchange, stderr, late, call_no }
     }
 }
 
@@ -341,6 +334,8 @@ pub enum Attempt {
 pub struct Waiting {
     task: tokio::task::JoinHandle<Ended>,
     conn: Arc<Connection>,
+    /// Its number among the calls on its process.
+    call_no: u64,
 }
 
 impl Waiting {
@@ -359,7 +354,15 @@ impl Waiting {
         let conn = self.conn;
         let outcome = classify(reply, output, || conn.stderr_tail());
         let stderr = if keep.exchange { conn.stderr_tail() } else { Vec::new() };
-        Some(Called { outcome, restarted: false, result, exchange, stderr, late })
+        Some(Called {
+            outcome,
+            restarted: false,
+            result,
+            exchange,
+            stderr,
+            late,
+            call_no: self.call_no,
+        })
     }
 
     /// Nothing more is wanted of this call: it ends on its own deadline and is then given up

@@ -122,6 +122,8 @@ pub(crate) struct Done {
     pub restarted: bool,
     pub result: Option<Value>,
     pub late: Option<LateWatch>,
+    /// Its number among the calls on its server process.
+    pub call_no: u64,
 }
 
 /// What one tool's workers share.
@@ -242,7 +244,14 @@ async fn ended(
 }
 
 fn finished(index: usize, c: Called) -> Done {
-    Done { index, outcome: c.outcome, restarted: c.restarted, result: c.result, late: c.late }
+    Done {
+        index,
+        outcome: c.outcome,
+        restarted: c.restarted,
+        result: c.result,
+        late: c.late,
+        call_no: c.call_no,
+    }
 }
 
 /// Notes that the server could not be (re)started for case `i`; the error for the report.

@@ -35,7 +35,7 @@ pub trait Key: Ord + Clone + Serialize + DeserializeOwned {
 }
 
 impl Key for mcp_fuzz_engine::finding::Identity {
-    const FIELDS: &'static str = r#""tool", "kind", "mutation", "pointer""#;
+    const FIELDS: &'static str = r#""tool", "kind", "mutation", "pointer", "cause""#;
 }
 
 /// One accepted finding.

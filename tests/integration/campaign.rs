@@ -75,23 +75,44 @@ fn combination_bugs_shrink_to_the_exact_minimal_input() {
 }
 
 #[test]
-fn a_crash_that_depends_on_the_call_count_is_flaky() {
+fn a_crash_that_depends_on_the_call_count_is_flaky_and_its_call_limit_proved() {
     // fx-crash-every-40 dies on every 40th call, whatever the input: the re-runs of the minimal
-    // case do not reproduce it.
+    // case do not reproduce it, and two fresh processes each die on exactly call 40.
     let (_, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
-    let f = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .find(|f| f["tool"] == "count")
-        .unwrap_or_else(|| panic!("a finding on count: {r:#}"));
-    assert_eq!(f["kind"], "flaky", "never on a fresh process: a warning, not a failure: {f:#}");
+    let findings = r["findings"].as_array().expect("findings");
+    assert_eq!(findings.len(), 1, "{r:#}");
+    let d = &findings[0];
+    assert_eq!(d["kind"], "dies-after-calls", "{d:#}");
+    assert_eq!(d["severity"], "failure");
+    assert_eq!(d["atCall"], 40, "{d:#}");
+    assert_eq!(d["tools"], json!(["count"]));
+    assert!(d.get("tool").is_none(), "server-wide: {d:#}");
+    let message = d["message"].as_str().expect("message");
+    assert!(message.contains("answered 39 calls and died on call 40"), "{message}");
+    // The death it stands for, as the campaign judged it.
+    let f = &d["members"][0];
+    assert_eq!(f["kind"], "flaky", "never on a fresh process: {f:#}");
     assert_eq!(f["severity"], "warning");
     assert_eq!(f["outcome"]["kind"], "exited", "what it was is kept: {f:#}");
+    assert_eq!(f["deathCalls"], json!([40]), "{f:#}");
     assert_eq!(f["flaky"], true, "{f:#}");
     assert_eq!(f["shrink"]["freshReruns"], 1, "the last re-run is on a fresh process: {f:#}");
     assert!(f["shrink"]["reproduced"].as_u64() < f["shrink"]["reruns"].as_u64(), "{f:#}");
     assert_eq!(f["minimalArguments"], f["arguments"], "nothing to shrink against: {f:#}");
+}
+
+#[test]
+fn a_server_that_dies_at_random_after_a_warm_up_has_no_call_limit() {
+    // fx-flaky dies one time in three once a process has had 20 calls: deaths on scattered
+    // call numbers, which no two fresh processes repeat exactly.
+    let (_, r, _) = run_json("fx-flaky", &["--cases", "50"]);
+    let kinds: Vec<&str> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["flaky"], "{r:#}");
 }
 
 #[test]

@@ -50,13 +50,29 @@ fn every_tool_is_tested_in_exactly_one_shard() {
 
 #[test]
 fn merged_shards_equal_the_whole_run() {
+    merged_equals_whole("example-notes");
+}
+
+#[test]
+fn one_cause_on_tools_of_different_shards_is_one_finding_after_merge() {
+    // fx-shared-bug's lookups get_user and get_invoice fall in shard 1 of count:M/2, get_order in
+    // shard 2: each shard reports its part of the shared panic; the merge makes it one again.
+    let merged = merged_equals_whole("fx-shared-bug");
+    let exited: Vec<&Value> = crate::run::findings_of_kind(&merged, "exited");
+    assert_eq!(exited.len(), 1, "{merged:#}");
+    assert_eq!(exited[0]["tools"].as_array().map(Vec::len), Some(3), "{merged:#}");
+}
+
+/// Runs `server` whole and in two `count:M/2` shards, merges the shards, checks the merge
+/// against the whole run, and returns the merged report.
+fn merged_equals_whole(server: &str) -> Value {
     let dir = TempDir::new("merge");
-    let whole = json(&fuzz("example-notes", &["--json"]));
+    let whole = json(&fuzz(server, &["--json"]));
     let mut files = Vec::new();
     for m in 1..=2 {
         let f = dir.join(&format!("shard{m}.json"));
         let run = fuzz(
-            "example-notes",
+            server,
             &[
                 "--partition",
                 &format!("count:{m}/2"),
@@ -80,7 +96,7 @@ fn merged_shards_equal_the_whole_run() {
     ]);
     let run = mcp_fuzz(&args);
     run.assert_code(FINDINGS);
-    assert!(run.stdout.starts_with("## mcp-fuzz report: example-notes"), "{}", run.stdout);
+    assert!(run.stdout.starts_with(&format!("## mcp-fuzz report: {server}")), "{}", run.stdout);
     let merged = read_json(&out);
     assert_report_schema(&merged);
     assert_eq!(merged["score"], whole["score"], "the merged score is the whole run's");
@@ -92,8 +108,8 @@ fn merged_shards_equal_the_whole_run() {
             .iter()
             .map(|f| {
                 format!(
-                    "{} {} {} {}",
-                    f["tool"], f["kind"], f["case"]["mutation"], f["case"]["pointer"]
+                    "{} {} {} {} {}",
+                    f["tool"], f["tools"], f["kind"], f["case"]["mutation"], f["case"]["pointer"]
                 )
             })
             .collect();
@@ -104,6 +120,7 @@ fn merged_shards_equal_the_whole_run() {
     assert_eq!(merged["calls"], whole["calls"]);
     assert!(merged.get("partition").is_none());
     assert_eq!(merged["mergedFrom"].as_array().expect("mergedFrom").len(), 2);
+    merged
 }
 
 #[test]

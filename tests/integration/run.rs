@@ -100,6 +100,11 @@ pub(crate) fn assert_no_marked_leftovers(marker: &str, path: &std::path::Path) {
     panic!("processes left behind after the run of {}", path.display());
 }
 
+/// Every finding of `kind` in a run report.
+pub(crate) fn findings_of_kind<'a>(report: &'a Value, kind: &str) -> Vec<&'a Value> {
+    report["findings"].as_array().expect("findings").iter().filter(|f| f["kind"] == kind).collect()
+}
+
 /// The first finding of `kind` in a run report; panics with the report when there is none.
 pub(crate) fn finding_of_kind<'a>(report: &'a Value, kind: &str) -> &'a Value {
     report["findings"]
@@ -259,12 +264,7 @@ fn a_listing_with_ever_new_cursors_stops_at_100_pages() {
     let tools = r["tools"].as_array().expect("tools");
     assert_eq!(tools.len(), 100, "one tool per page, 100 pages");
     assert_eq!(tools[99]["name"], "looped_99");
-    let truncated: Vec<&Value> = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["kind"] == "tools-list-truncated")
-        .collect();
+    let truncated: Vec<&Value> = findings_of_kind(&r, "tools-list-truncated");
     assert_eq!(truncated.len(), 1, "{r:#}");
     assert!(truncated[0]["message"].as_str().expect("message").contains("100"), "{r:#}");
 }
@@ -513,9 +513,43 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
 #[test]
 fn a_server_that_dies_every_40_calls_is_restarted_and_the_run_finishes() {
     let (code, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
-    assert_eq!(code, SUCCESS, "a death that a fresh process never shows is a flaky warning");
+    assert_eq!(code, FINDINGS, "a proved call limit is a failure");
     assert!(r["calls"].as_u64().expect("calls") > 40, "the run went past the crash");
     assert!(r["restarts"].as_u64().expect("restarts") >= 1);
-    assert_eq!(kinds(&r), ["flaky"], "{r:#}");
+    assert_eq!(kinds(&r), ["dies-after-calls"], "{r:#}");
     assert_eq!(tool(&r, "count")["status"], "tested");
+}
+
+#[test]
+fn one_bug_in_a_helper_shared_by_three_tools_is_one_finding_naming_them() {
+    // See: issue 12, item 3 (a signature seen on several tools is reported once, server-wide).
+    let (code, r, _) = run_json("fx-shared-bug", &[]);
+    assert_eq!(code, FINDINGS);
+    let exited: Vec<&Value> = findings_of_kind(&r, "exited");
+    assert_eq!(exited.len(), 1, "one cause, one finding: {r:#}");
+    let f = exited[0];
+    assert!(f.get("tool").is_none(), "server-wide: {f:#}");
+    assert_eq!(f["tools"], serde_json::json!(["get_invoice", "get_order", "get_user"]), "{f:#}");
+    assert!(f["cause"].as_str().expect("cause").contains("panic at src/keys.rs:31:18"), "{f:#}");
+    assert!(f["message"].as_str().expect("message").starts_with("in 3 tools ("), "{f:#}");
+    let members = f["members"].as_array().expect("members: the per-tool findings");
+    assert_eq!(members.len(), 3);
+    let total: u64 = members.iter().map(|m| m["occurrences"].as_u64().expect("n")).sum();
+    assert_eq!(f["occurrences"].as_u64(), Some(total));
+    assert_eq!(f["minimalArguments"], serde_json::json!({"id": ""}), "{f:#}");
+    // The tools' own counts and the gave-up notes are per tool; gave-up is a warning.
+    for t in ["get_user", "get_order", "get_invoice"] {
+        assert_eq!(tool(&r, t)["status"], "gave-up");
+    }
+    let gave_up = finding_of_kind(&r, "gave-up");
+    assert_eq!(gave_up["severity"], "warning", "the crash is the failure: {gave_up:#}");
+    // The human report shows it once, with a replay line on the first tool.
+    let exe = server("fx-shared-bug").display().to_string();
+    let human = finish(command(["-q", "--cases", "3", "--", &exe]).spawn().expect("starts")).stdout;
+    assert_eq!(human.matches("exited - in 3 tools").count(), 1, "{human}");
+    assert!(human.contains("same cause: 18 cases in all: `get_invoice` 6"), "{human}");
+    assert!(
+        human.contains("replay: mcp-fuzz call --tool get_invoice --args '{\"id\":\"\"}'"),
+        "{human}"
+    );
 }

@@ -100,7 +100,7 @@ pub fn tool_table(r: &Report) -> String {
         let findings = r
             .findings
             .iter()
-            .filter(|f| f.tool.as_deref() == Some(t.name.as_str()) && f.severity != Severity::Info)
+            .filter(|f| f.concerns(&t.name) && f.severity != Severity::Info)
             .count();
         b.push_record([
             t.name.clone(),
@@ -159,7 +159,7 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
             }
         );
     }
-    if let (Some(tool), Some(a)) = (&f.tool, minimal) {
+    if let (Some(tool), Some(a)) = (f.case_tool(), minimal) {
         let line = super::too_long(a)
             .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
         let _ = writeln!(s, "      replay: {line}");

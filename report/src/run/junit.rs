@@ -148,7 +148,7 @@ fn describe(body: &mut String, r: &Report, f: &Finding) {
     if let Some(o) = &f.outcome {
         let _ = writeln!(body, "outcome: {}", serde_json::to_value(o).unwrap_or(Value::Null));
     }
-    if let (Some(tool), Some(a)) = (&f.tool, f.smallest_arguments()) {
+    if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
         let _ = writeln!(body, "replay: {}", replay_line(&r.target, tool, a));
     }
     body.push('\n');

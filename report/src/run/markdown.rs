@@ -152,6 +152,7 @@ fn summary_row(f: &Finding) -> Vec<String> {
 
 fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     let tool = f.tool.as_deref().unwrap_or("server");
+    let called = f.case_tool().unwrap_or(tool);
     let _ = writeln!(
         s,
         "#### {n}. {}: {} ({})\n",
@@ -170,7 +171,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     }
     if let Some(a) = &f.arguments {
         let _ =
-            writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(tool));
+            writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(called));
         s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(a.clone())))));
         s.push('\n');
     }
@@ -204,7 +205,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
                 }
             );
         }
-        if let Some(t) = &f.tool {
+        if let Some(t) = f.case_tool() {
             s.push_str("**Reproduce:**\n\n");
             match super::too_long(m) {
                 None => s.push_str(&code_block("sh", &replay_line(&r.target, t, m))),

@@ -3,7 +3,8 @@
 //! The shards must come from the same run: the same `reportVersion`, `seed` and `target`
 //! (otherwise an error). Each tool is taken from the shard that called it (a tool called by two
 //! shards is an error: the shards overlap); a tool no shard called keeps the first shard's
-//! status. Server-wide findings that every shard saw are kept once. The score is recomputed from
+//! status. Server-wide findings that every shard saw are kept once, and failures of one cause
+//! on tools of different shards become one finding, as in one run. The score is recomputed from
 //! the merged tools with [`Score::of`], as the engine computes it; calls and restarts add up; the
 //! duration is the longest shard's (shards run side by side).
 
@@ -86,6 +87,8 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
             (a, b) => a.or(b),
         };
     }
+    // A cause seen on tools of several shards is one finding again, as in a run of them all.
+    merged.findings = mcp_fuzz_engine::group::by_cause(merged.findings, None);
     merged.score = Score::of(&merged.tools);
     merged.partition = None;
     merged.merged_from = Some(sources);

@@ -54,6 +54,15 @@ fn case_text(c: &CaseLabel) -> String {
 /// wrong-type at `/id`; ...`; `None` when the finding has only its own case.
 fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
     let more = f.occurrences.checked_sub(1).filter(|n| *n > 0)?;
+    if !f.members.is_empty() {
+        // One cause on several tools: how many cases on each.
+        let per_tool: Vec<String> = f
+            .members
+            .iter()
+            .map(|m| format!("`{}` {}", m.tool.as_deref().unwrap_or("server"), m.occurrences))
+            .collect();
+        return Some(format!("{} cases in all: {}", f.occurrences, per_tool.join(", ")));
+    }
     let mut labels: Vec<(String, usize)> = Vec::new();
     for text in f.other_cases.iter().map(case_text) {
         match labels.iter_mut().find(|(t, _)| *t == text) {

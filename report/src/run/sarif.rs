@@ -136,7 +136,7 @@ fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
     for (k, v) in &f.extra {
         properties.insert(k.clone(), v.clone());
     }
-    if let (Some(tool), Some(a)) = (&f.tool, f.smallest_arguments()) {
+    if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
         properties.insert("replay".into(), json!(replay_line(&r.target, tool, a)));
     }
     SarifResult {
