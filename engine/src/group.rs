@@ -64,10 +64,12 @@ pub(crate) fn flaky_deaths(f: &Finding) -> &[u64] {
 fn dies_after_calls(mut members: Vec<Finding>, n: u64, deaths: u64) -> Finding {
     members.sort_by(|a, b| a.tool.cmp(&b.tool));
     let tools = tool_names(&members);
+    // Deaths on several tools' inputs show that any call counts; the proof repeats one input.
+    let whatever = if tools.len() > 1 { " whatever the calls are" } else { "" };
     let message = format!(
-        "the server process dies on its call number {n} whatever the calls are: {deaths} death(s) \
-         on that call of a process while calling {}, whose inputs a fresh process answers; \
-         confirmed on two fresh processes, each of which answered {} calls and died on call {n}",
+        "the server process dies on its call number {n}{whatever}: {deaths} death(s) on that call \
+         of a process while calling {}, whose inputs a fresh process answers; confirmed on two \
+         fresh processes, each of which answered {} calls of that input and died on call {n}",
         list(&tools),
         n.saturating_sub(1)
     );
@@ -269,7 +271,11 @@ mod tests {
         assert_eq!((d.severity, d.at_call, d.occurrences), (Severity::Failure, Some(40), 3));
         assert_eq!(d.tools, ["a", "b"]);
         assert!(d.message.contains("call number 40") && d.message.contains("`a` and `b`"));
-        assert!(d.message.contains("answered 39 calls and died on call 40"), "{}", d.message);
+        assert!(
+            d.message.contains("answered 39 calls of that input and died on call 40"),
+            "{}",
+            d.message
+        );
         assert_eq!(grouped[2].kind, FindingKind::Flaky, "a death elsewhere stays a warning");
         // Two shards' findings merge into one; the limit travels with the finding.
         let other = by_cause(vec![flaky_death("d", 40)], None);

@@ -88,7 +88,7 @@ fn a_crash_that_depends_on_the_call_count_is_flaky_and_its_call_limit_proved() {
     assert_eq!(d["tools"], json!(["count"]));
     assert!(d.get("tool").is_none(), "server-wide: {d:#}");
     let message = d["message"].as_str().expect("message");
-    assert!(message.contains("answered 39 calls and died on call 40"), "{message}");
+    assert!(message.contains("answered 39 calls of that input and died on call 40"), "{message}");
     // The death it stands for, as the campaign judged it.
     let f = &d["members"][0];
     assert_eq!(f["kind"], "flaky", "never on a fresh process: {f:#}");
