@@ -79,7 +79,7 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
             .as_array()
             .expect("findings")
             .iter()
-            .filter(|f| f["kind"] == "exited")
+            .filter(|f| f["outcome"]["kind"] == "exited")
             .map(|f| &f["outcome"]["exit"]["code"])
             .collect();
         if exits.is_empty() || exits.iter().any(|c| c.as_i64() != Some(status)) {
