@@ -371,6 +371,19 @@ pub struct RunArgs {
     /// Do not feed values from earlier results (ids, cursors, paths) into later tools' inputs.
     #[arg(long, help_heading = "Generation")]
     pub no_feed: bool,
+
+    /// Skip the sequence phase (random walks of calls over the tools, each from a fresh server
+    /// process, that look for bugs in server state).
+    #[arg(long, help_heading = "Sequences")]
+    pub no_stateful: bool,
+
+    /// Walks the sequence phase makes.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000), help_heading = "Sequences")]
+    pub sequences: u64,
+
+    /// Calls per walk, at most.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000), help_heading = "Sequences")]
+    pub sequence_length: u64,
 }
 
 /// Arguments of `mcp-fuzz replay`.

@@ -4,7 +4,7 @@
 use crate::cli::{RunArgs, TargetArgs};
 use crate::errors::CliError;
 use mcp_fuzz_engine::client::{ConnectOptions, Target};
-use mcp_fuzz_engine::config::{Campaign, RunConfig, Selection};
+use mcp_fuzz_engine::config::{Campaign, RunConfig, Selection, Stateful};
 use mcp_fuzz_engine::server::ServerSpec;
 use mcp_fuzz_engine::shrink::ShrinkConfig;
 use std::time::Duration;
@@ -151,6 +151,11 @@ pub fn run(args: &RunArgs) -> Result<RunConfig, CliError> {
             tool_time_budget: optional(&args.tool_time_budget, "--tool-time-budget")?,
             max_failures: args.max_failures.and_then(|n| usize::try_from(n).ok()),
             feed: !args.no_feed,
+            stateful: Stateful {
+                enabled: !args.no_stateful,
+                sequences: usize::try_from(args.sequences).unwrap_or(usize::MAX),
+                length: usize::try_from(args.sequence_length).unwrap_or(usize::MAX),
+            },
         },
     })
 }

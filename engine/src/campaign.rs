@@ -215,6 +215,8 @@ impl Started<'_> {
         let mut late_case = Vec::new();
         // The call number on its process of each case that killed the server.
         let mut death_call = std::collections::BTreeMap::new();
+        // The calls its process had been sent, for each case that may be a failure.
+        let mut histories = std::collections::BTreeMap::new();
         // Restarts and give-up, indexed by validity (0: invalid cases, 1: valid ones).
         let mut mode_restarts = [0_u32; 2];
         let mut gave_up = [false; 2];
@@ -247,6 +249,9 @@ impl Started<'_> {
             }
             if matches!(d.outcome, Outcome::Exited { .. }) {
                 death_call.insert(index, d.call_no);
+            }
+            if let Some(h) = d.history {
+                histories.insert(index, h);
             }
             results.push((d.index, d.outcome));
             mode_restarts[valid] += u32::from(d.restarted);
@@ -385,6 +390,7 @@ impl Started<'_> {
                 minimal_outcome: shrunk.outcome,
                 output_schema: tool.output_schema.clone(),
                 draw: cases[i].draw,
+                history: if shrunk.needs_history { histories.get(&i).cloned() } else { None },
             }));
         }
         // A call is called hung once watched for `--max-call-time` (twice its timeout unless
@@ -402,6 +408,7 @@ impl Started<'_> {
         }
         join_all(late.iter().map(|w| w.settle(w.limit()))).await;
         let findings = tool_findings.into_iter().map(|(f, _)| f).collect();
+        tr.waited = late_cases > 0 || out_of_time.0;
         ToolRun { report: tr, findings, stop, late_cases }
     }
 }

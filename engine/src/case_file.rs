@@ -12,11 +12,15 @@ use crate::plan::CaseLabel;
 use crate::report::{Finding, Report};
 use crate::server::{Instance, Keep, ServerSpec, output_validator};
 use crate::shrink::{ShrinkStats, Signature};
+use crate::steps::SeqStep;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The version of the case file's shape.
-pub const CASE_VERSION: u32 = 1;
+/// The version of the case file's shape: 2 added `sequence` (version 1 files read the same).
+pub const CASE_VERSION: u32 = 2;
+
+/// The oldest case file version this one reads.
+pub const OLDEST_CASE_VERSION: u32 = 1;
 
 /// One failure finding, replayable.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -68,6 +72,58 @@ pub struct CaseFile {
     pub output_schema: Option<Value>,
     /// Per-call timeout of the run, in seconds.
     pub timeout_secs: f64,
+    /// A failure that needs earlier calls: the smallest sequence that failed, from a fresh
+    /// process (its last step is the failing call); what `replay` runs. Empty for a single call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<SeqStep>,
+}
+
+/// What a replay saw.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    /// The answer to the failing call (the last step run, for a sequence).
+    pub outcome: Outcome,
+    /// The finding kind a failure of that answer is, if it is one (a sequence's state checks
+    /// included).
+    pub failure: Option<FindingKind>,
+    /// Calls made.
+    pub calls: usize,
+}
+
+/// The case file name of a finding about `tool` of `kind` on a case labelled `case`: stable
+/// across runs (`read_file-use-after-delete-valid-1f2e3d4c.json`).
+#[must_use]
+pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
+    let identity = format!(
+        "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
+        tool,
+        kind.as_str(),
+        case.mode,
+        case.mutation,
+        case.pointer,
+        case.fed
+    );
+    let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
+    let label = case.mutation.clone().unwrap_or_else(|| {
+        serde_json::to_value(case.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    });
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .take(40)
+            .collect()
+    };
+    format!("{}-{}-{}-{:08x}.json", safe(tool), safe(kind.as_str()), safe(&label), h as u32)
+}
+
+/// The case file name `run --artifacts` writes for a finding, when it writes one.
+#[must_use]
+pub fn file_name_of(f: &Finding) -> Option<String> {
+    (f.severity == Severity::Failure).then_some(())?;
+    Some(file_name(f.case_tool()?, &f.kind, f.case.as_ref()?))
 }
 
 impl CaseFile {
@@ -117,57 +173,60 @@ impl CaseFile {
             target: report.target.clone(),
             output_schema: evidence.output_schema,
             timeout_secs,
+            sequence: f.smallest_sequence().to_vec(),
         })
     }
 
-    /// Calls the tool once with the minimal arguments on a fresh server and judges the reply as
-    /// the run did (with the tool's outputSchema).
+    /// Calls the tool once with the minimal arguments on a fresh server (or runs the minimal
+    /// sequence from a fresh server) and judges the reply as the run did (with the tools'
+    /// outputSchemas, and a sequence's state checks).
     ///
     /// # Errors
     /// When the server cannot be started or initialised.
-    pub async fn replay(&self, server: &ServerSpec) -> Result<Outcome, ConnectError> {
-        let output = output_validator(self.output_schema.as_ref());
+    pub async fn replay(&self, server: &ServerSpec) -> Result<Replayed, ConnectError> {
         let mut instance = Instance::start(server).await?;
-        let called = instance
-            .call(&self.tool, &self.minimal_arguments, output.as_ref(), Keep::default())
+        let replayed = if self.sequence.is_empty() {
+            let output = output_validator(self.output_schema.as_ref());
+            let called = instance
+                .call(&self.tool, &self.minimal_arguments, output.as_ref(), Keep::default())
+                .await;
+            called.map(|c| {
+                let failure =
+                    c.outcome.fails(self.case.mode.is_valid()).then(|| FindingKind::of(&c.outcome));
+                Replayed { outcome: c.outcome, failure, calls: 1 }
+            })
+        } else {
+            // The failing tool's outputSchema judges its answer, as in the run.
+            let own = output_validator(self.output_schema.as_ref());
+            let output = |name: &str| own.as_ref().filter(|_| name == self.tool);
+            // A step unanswered for the whole timeout is given up, as the run does.
+            let ran = crate::sequence::exec::replay(
+                &mut instance,
+                &self.sequence,
+                output,
+                server.timeout,
+            )
             .await;
+            let calls = ran.runs.len();
+            Ok(match (ran.failed, ran.given_up, ran.runs.into_iter().last()) {
+                (Some((_, f)), _, _) => {
+                    Replayed { outcome: f.outcome, failure: Some(f.kind), calls }
+                }
+                (None, false, Some(last)) => {
+                    Replayed { outcome: last.outcome, failure: None, calls }
+                }
+                (None, _, _) => Replayed { outcome: Outcome::Timeout, failure: None, calls },
+            })
+        };
         instance.close().await;
-        Ok(called?.outcome)
+        replayed
     }
 
     /// A file name from the finding's identity (tool, kind, case label): stable across runs, so
     /// a re-run overwrites the same file.
     #[must_use]
     pub fn file_name(&self) -> String {
-        let identity = format!(
-            "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
-            self.tool,
-            self.kind.as_str(),
-            self.case.mode,
-            self.case.mutation,
-            self.case.pointer,
-            self.case.fed
-        );
-        let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
-        let label = self.case.mutation.clone().unwrap_or_else(|| {
-            serde_json::to_value(self.case.mode)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        });
-        let safe = |s: &str| -> String {
-            s.chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-                .take(40)
-                .collect()
-        };
-        format!(
-            "{}-{}-{}-{:08x}.json",
-            safe(&self.tool),
-            safe(self.kind.as_str()),
-            safe(&label),
-            h as u32
-        )
+        file_name(&self.tool, &self.kind, &self.case)
     }
 
     /// The server recorded in the file, when it can be started again: a stdio command (its

@@ -61,6 +61,30 @@ pub struct Campaign {
     pub max_failures: Option<usize>,
     /// Feed values from earlier results into later tools' inputs.
     pub feed: bool,
+    /// The sequence phase.
+    pub stateful: Stateful,
+}
+
+/// The sequence phase: random walks of calls after the single-call phases.
+#[derive(Debug, Clone)]
+pub struct Stateful {
+    /// Run it (`--no-stateful` turns it off).
+    pub enabled: bool,
+    /// Walks per run (`--sequences`).
+    pub sequences: usize,
+    /// Steps per walk at most (`--sequence-length`).
+    pub length: usize,
+}
+
+impl Default for Stateful {
+    /// 20 walks of 10 steps, each walk from a fresh process.
+    ///
+    /// Why: 200 calls and 20 process starts take a second or two on a local server, yet play
+    /// each classic pattern (create-read, create-delete-use, altered handle) a few times per
+    /// family.
+    fn default() -> Self {
+        Self { enabled: true, sequences: 20, length: 10 }
+    }
 }
 
 impl Default for Campaign {
@@ -72,6 +96,7 @@ impl Default for Campaign {
             tool_time_budget: None,
             max_failures: None,
             feed: true,
+            stateful: Stateful::default(),
         }
     }
 }

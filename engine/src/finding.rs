@@ -75,6 +75,15 @@ pub enum FindingKind {
     /// calls were: one server-wide failure, not the bug of the tools that happened to be called
     /// then.
     DiesAfterCalls,
+    /// A call on a handle that an earlier call of the sequence closed or deleted crashed the
+    /// server (or failed as a crash does) instead of answering a tool error.
+    UseAfterDelete,
+    /// A call on a well-formed handle that nobody issued crashed the server (or failed as a
+    /// crash does) instead of answering a tool error.
+    UnknownHandle,
+    /// A read of a handle that an earlier call of the sequence had just created answered "not
+    /// found".
+    CreatedNotFound,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -343,6 +352,36 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "The server process dies after about the same number of calls every time, whatever the calls were.",
             expected: "a server that serves any number of calls",
             help: "Something each call leaves behind runs out (memory, file handles, connections, a counter): find what a call allocates or counts and never gives back; the stderr shows the death.",
+        },
+    ),
+    (
+        FindingKind::UseAfterDelete,
+        Rule {
+            id: "MCPF0025",
+            name: "use-after-delete",
+            short: "A call on a handle that was just closed or deleted crashed the server.",
+            expected: "a tool error such as \"not found\" or \"closed\"",
+            help: "Look the handle up before using it and answer a tool error when it is gone; the minimal sequence shows the create, the delete and the call.",
+        },
+    ),
+    (
+        FindingKind::UnknownHandle,
+        Rule {
+            id: "MCPF0026",
+            name: "unknown-handle",
+            short: "A call on a well-formed handle that was never issued crashed the server.",
+            expected: "a tool error such as \"not found\"",
+            help: "Do not assume that a well-formed id exists: look it up and answer a tool error when it does not.",
+        },
+    ),
+    (
+        FindingKind::CreatedNotFound,
+        Rule {
+            id: "MCPF0027",
+            name: "created-not-found",
+            short: "A handle that a call had just created was not found by the next call.",
+            expected: "the thing just created, readable at once",
+            help: "Store a created thing under the handle you return (and make it visible before answering); the minimal sequence shows the create and the read.",
         },
     ),
 ];

@@ -10,6 +10,7 @@ pub use crate::client::{ServerInfo, TargetInfo};
 use crate::finding::{FindingKind, Identity, Severity, SkipReason, ToolStatus};
 use crate::plan::CaseLabel;
 use crate::shrink::ShrinkStats;
+use crate::steps::SeqStep;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -55,6 +56,9 @@ pub struct Report {
     /// The shard reports this one was merged from (`mcp-fuzz report merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<Vec<MergeSource>>,
+    /// The sequence phase, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stateful: Option<StatefulSummary>,
     /// Fields this version does not know (from a newer report), kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -92,6 +96,10 @@ pub struct ToolReport {
     /// Why it was not called, typed (not serialised: `reason` carries its text).
     #[serde(skip)]
     pub skip: Option<SkipReason>,
+    /// Some call of it outlasted its patience, or its time budget ran out: the sequence phase
+    /// leaves it out (not serialised).
+    #[serde(skip)]
+    pub waited: bool,
 }
 
 impl ToolReport {
@@ -119,6 +127,7 @@ impl ToolReport {
             valid_succeeded: None,
             extra: Map::new(),
             skip: None,
+            waited: false,
         }
     }
 
@@ -206,6 +215,14 @@ pub struct Finding {
     /// call on its server process that died.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub death_calls: Vec<u64>,
+    /// A failure that needs earlier calls: the calls of one server process, from its start, up
+    /// to the failing one (the last step).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<SeqStep>,
+    /// The shortest sequence found that still fails the same way, when shorter or simpler than
+    /// `sequence`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimal_sequence: Option<Vec<SeqStep>>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -254,6 +271,8 @@ impl Finding {
             members: Vec::new(),
             at_call: None,
             death_calls: Vec::new(),
+            sequence: Vec::new(),
+            minimal_sequence: None,
             extra: Map::new(),
             evidence: None,
         }
@@ -306,6 +325,29 @@ impl Finding {
     pub fn smallest_arguments(&self) -> Option<&Map<String, Value>> {
         self.minimal_arguments.as_ref().or(self.arguments.as_ref())
     }
+
+    /// What to do about it: its kind's help, or for a failure that needs earlier calls (and
+    /// whose kind does not say so already), what to look for in them.
+    #[must_use]
+    pub fn fix(&self) -> &'static str {
+        let state_kind = matches!(
+            self.kind,
+            FindingKind::UseAfterDelete | FindingKind::UnknownHandle | FindingKind::CreatedNotFound
+        );
+        if self.sequence.is_empty() || state_kind {
+            self.kind.rule().help
+        } else {
+            "It needs the earlier calls of its sequence: look for what they leave behind (an open \
+             handle, a counter, a cache, a half-done write) and release, bound or check it; the \
+             minimal sequence shows the calls."
+        }
+    }
+
+    /// The shortest sequence known to reproduce it (empty for a single call).
+    #[must_use]
+    pub fn smallest_sequence(&self) -> &[SeqStep] {
+        self.minimal_sequence.as_deref().unwrap_or(&self.sequence)
+    }
 }
 
 /// What was recorded when the minimal case was re-run, for case files.
@@ -321,6 +363,9 @@ pub struct Evidence {
     pub output_schema: Option<Value>,
     /// For random cases: the sampler draw that made the case.
     pub draw: Option<u64>,
+    /// For a failure that a fresh process did not repeat: the calls its process had been sent,
+    /// the failing one last (replayed to find the calls it needs).
+    pub history: Option<crate::server::History>,
 }
 
 /// What `--baseline` did.
@@ -335,6 +380,75 @@ pub struct BaselineSummary {
     pub new: u64,
     /// Baselined findings that no longer occur.
     pub stale: Vec<Identity>,
+}
+
+/// The sequence phase: what it walked and what it learned of the tools.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSummary {
+    /// Walks run (each from a fresh server process).
+    pub sequences: u64,
+    /// Calls the walks made.
+    pub steps: u64,
+    /// The tools the walks could call (the gate's), in listing order.
+    pub tools: Vec<String>,
+    /// Families named from the tool names (`create_x` / `get_x` / `delete_x`), with two tools
+    /// or more.
+    pub families: Vec<StateFamily>,
+    /// Producer -> consumer pairs seen working: a value one tool returned, another took and
+    /// answered successfully.
+    pub links: Vec<StateLink>,
+    /// Findings the phase reported.
+    pub findings: u64,
+}
+
+/// The tools of one family, by what they do.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateFamily {
+    /// The thing they act on (`entity`, `file`).
+    pub noun: String,
+    /// `create_x`, `open_x`, `start_x`...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub creates: Vec<String>,
+    /// `list_x`, `search_x`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lists: Vec<String>,
+    /// `get_x`, `read_x`, `status_x`...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
+    /// `update_x`, `set_x`...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub updates: Vec<String>,
+    /// `delete_x`, `close_x`, `stop_x`...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deletes: Vec<String>,
+}
+
+impl StateFamily {
+    /// How many tools it has.
+    #[must_use]
+    pub fn tools(&self) -> usize {
+        self.creates.len()
+            + self.lists.len()
+            + self.reads.len()
+            + self.updates.len()
+            + self.deletes.len()
+    }
+}
+
+/// A value one tool returned that another took, with success.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateLink {
+    /// The producer.
+    pub from: String,
+    /// The consumer.
+    pub to: String,
+    /// The property the value was returned under.
+    pub via: String,
+    /// Successful calls of the consumer with such a value.
+    pub calls: u64,
 }
 
 /// One shard of a merged report.

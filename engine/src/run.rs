@@ -10,6 +10,7 @@ use crate::feed::Pool;
 use crate::finding::{FindingKind, Severity, SkipReason};
 use crate::report::{Finding, REPORT_VERSION, Report, Score, ToolReport};
 use crate::select::Selector;
+use crate::sequence::{self, walk::SeqTool};
 use crate::server::{Instance, ListError};
 use crate::tools::ListingProblem;
 use futures_util::StreamExt;
@@ -152,11 +153,49 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         findings.extend(ran.findings);
         tools.push(ran.report);
     }
+    // The sequence phase, over the tools the single-call phases called to the end.
+    let mut stateful = None;
+    let (mut phase_calls, mut phase_restarts) = (0, 0);
+    if cfg.campaign.stateful.enabled && stopped.is_none() {
+        let walkable: Vec<SeqTool> = listing
+            .tools
+            .iter()
+            .filter(|t| tools.iter().any(|r| r.name == t.name && walkable(r)))
+            .filter_map(SeqTool::new)
+            .collect();
+        if !walkable.is_empty() {
+            let phase = sequence::phase::run(cfg, &walkable, &findings, run_deadline).await;
+            findings.extend(phase.findings);
+            (phase_calls, phase_restarts) = (phase.calls, phase.restarts);
+            prog.restarts += phase_restarts;
+            prog.findings = findings.len() as u64;
+            prog.finished_tool =
+                Some(format!("sequence phase ({} walks)", phase.summary.sequences));
+            progress(prog.clone());
+            stateful = Some(phase.summary);
+        }
+    }
     findings.extend(stray_finding(&slots));
     // One bug, one finding: a cause seen on several tools, and deaths on a call limit.
-    let (limit, proof_calls) = crate::limit::prove(cfg, &findings).await;
+    let (limit, mut proof_calls) = crate::limit::prove(cfg, &findings).await;
+    // Failures that need earlier calls: replayed with the calls their process had been sent.
+    let replayable = |f: &Finding| {
+        f.kind == FindingKind::Flaky && f.evidence.as_ref().is_some_and(|e| e.history.is_some())
+    };
+    if cfg.campaign.stateful.enabled && findings.iter().any(replayable) {
+        let called: Vec<SeqTool> = listing
+            .tools
+            .iter()
+            .filter(|t| tools.iter().any(|r| r.name == t.name && r.status.was_called()))
+            .filter_map(SeqTool::new)
+            .collect();
+        let (calls, restarts) =
+            sequence::history::settle(cfg, &called, &mut findings, limit, run_deadline).await;
+        proof_calls += calls;
+        phase_restarts += restarts;
+    }
     let findings = crate::group::by_cause(findings, limit);
-    let (mut restarts, mut calls) = (0, proof_calls);
+    let (mut restarts, mut calls) = (phase_restarts, proof_calls + phase_calls);
     for slot in &mut slots {
         restarts += slot.restarts;
         calls += slot.calls;
@@ -178,6 +217,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         baseline: None,
         stopped: stopped.map(|s| s.to_string()),
         merged_from: None,
+        stateful,
         extra: serde_json::Map::new(),
     })
 }
@@ -196,6 +236,14 @@ fn tool_done(prog: &mut Progress, progress: &mut impl FnMut(Progress), ran: &Too
     prog.finished_tool = Some(ran.report.name.clone());
     progress(prog.clone());
     prog.finished_tool = None;
+}
+
+/// Whether the sequence phase may call a tool: the single-call phases called it to the end, and
+/// none of its calls hung or outlasted its patience (a walk would wait on it).
+fn walkable(r: &ToolReport) -> bool {
+    r.status == crate::finding::ToolStatus::Tested
+        && !r.waited
+        && ["timeout", "slow", "upstream-timeout"].iter().all(|k| !r.outcomes.contains_key(*k))
 }
 
 /// A tool that is not called, and why.

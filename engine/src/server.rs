@@ -39,7 +39,19 @@ pub struct Instance<'s> {
     /// Wire breaches outside any call on connections already closed: how many, and the first
     /// few distinct ones.
     stray: (u64, Vec<String>),
+    /// The `tools/call` requests sent to the current process, in order (`None` once past
+    /// [`MAX_HISTORY`]): a failure that needs earlier calls is replayed from them.
+    history: Option<History>,
 }
+
+/// The calls sent to one server process, from its start: tool and arguments.
+pub type History = Arc<Vec<(String, Map<String, Value>)>>;
+
+/// Calls remembered per server process.
+///
+/// Why: a failure that needs earlier calls is replayed from the process's start; past a
+/// thousand calls the replay alone would cost more than the rest of the run.
+const MAX_HISTORY: usize = 1_000;
 
 /// Distinct server-wide wire breaches kept per instance.
 const MAX_STRAY_KEPT: usize = 3;
@@ -61,6 +73,10 @@ pub struct Called {
     /// Its number among the `tools/call` requests sent to its server process (1 for the
     /// first): a process that dies on the same number whatever the calls has a call limit.
     pub call_no: u64,
+    /// For an answer that may be a failure: the calls its process had been sent, this one
+    /// last (`None` for a process past the history's limit, and for calls that ended in the
+    /// background).
+    pub history: Option<History>,
 }
 
 /// What to keep of a call besides its outcome.
@@ -88,6 +104,7 @@ impl<'s> Instance<'s> {
             calls_on_conn: 0,
             renewing: false,
             stray: (0, Vec::new()),
+            history: Some(History::default()),
         }
     }
 
@@ -121,6 +138,7 @@ impl<'s> Instance<'s> {
             self.renewing = false;
             self.connected_once = true;
             self.calls_on_conn = 0;
+            self.history = Some(History::default());
             self.conn = Some(Arc::new(c));
         }
         Ok(self.conn.as_ref().expect("just connected"))
@@ -164,9 +182,19 @@ impl<'s> Instance<'s> {
     /// Ends the connection on purpose, so that the next call runs on a fresh process (not
     /// counted as a restart).
     pub async fn renew(&mut self) {
-        if self.conn.is_some() {
-            self.close().await;
-            self.renewing = true;
+        self.close().await;
+        self.renewing = true;
+    }
+
+    /// Adds a call to the current process's history (copied only when a failure kept the
+    /// history as it was).
+    fn remember(&mut self, tool: &str, arguments: &Map<String, Value>) {
+        if let Some(h) = &mut self.history {
+            if h.len() >= MAX_HISTORY {
+                self.history = None;
+            } else {
+                Arc::make_mut(h).push((tool.to_owned(), arguments.clone()));
+            }
         }
     }
 
@@ -194,6 +222,7 @@ impl<'s> Instance<'s> {
     ) -> Result<Called, ConnectError> {
         let timeout = self.spec.timeout;
         let conn = Arc::clone(self.ensure().await?);
+        self.remember(tool, arguments);
         let (reply, exchange) = send(&conn, tool, arguments, keep, timeout).await;
         Ok(self.judged(&conn, reply, exchange, output, keep).await)
     }
@@ -218,6 +247,7 @@ impl<'s> Instance<'s> {
     ) -> Result<Attempt, ConnectError> {
         let timeout = self.spec.timeout;
         let conn = Arc::clone(self.ensure().await?);
+        self.remember(tool, arguments);
         // Polled here first; moved into a task of its own only if it outlasts its patience
         // (most calls answer in microseconds: no task for them).
         let mut call = {
@@ -272,10 +302,17 @@ impl<'s> Instance<'s> {
         self.calls += 1;
         self.calls_on_conn += 1;
         let call_no = self.calls_on_conn;
+        // What the process had been sent, when this call may be a failure that needs it.
+        let history = (!matches!(
+            outcome,
+            Outcome::Ok | Outcome::ToolError { .. } | Outcome::InvalidParams { .. }
+        ))
+        .then(|| self.history.clone())
+        .flatten();
         if restarted {
             self.close().await;
         }
-        Called { outcome, restarted, result, exchange, stderr, late, call_no }
+        Called { outcome, restarted, result, exchange, stderr, late, call_no, history }
     }
 }
 
@@ -362,6 +399,7 @@ impl Waiting {
             stderr,
             late,
             call_no: self.call_no,
+            history: None,
         })
     }
 

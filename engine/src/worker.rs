@@ -13,7 +13,7 @@ use crate::classify::Outcome;
 use crate::client::LateWatch;
 use crate::config::MAX_RESTARTS_PER_TOOL;
 use crate::plan::Case;
-use crate::server::{Attempt, Called, Instance, Keep, Waiting, patience};
+use crate::server::{Attempt, Called, History, Instance, Keep, Waiting, patience};
 use futures_util::future::join_all;
 use serde_json::Value;
 use std::cell::RefCell;
@@ -124,6 +124,8 @@ pub(crate) struct Done {
     pub late: Option<LateWatch>,
     /// Its number among the calls on its server process.
     pub call_no: u64,
+    /// For an answer that may be a failure: the calls its process had been sent.
+    pub history: Option<History>,
 }
 
 /// What one tool's workers share.
@@ -251,6 +253,7 @@ fn finished(index: usize, c: Called) -> Done {
         result: c.result,
         late: c.late,
         call_no: c.call_no,
+        history: c.history,
     }
 }
 

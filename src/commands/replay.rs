@@ -6,7 +6,7 @@ use crate::errors::CliError;
 use crate::exit_code;
 use crate::output::write_stdout;
 use crate::{config, session};
-use mcp_fuzz_engine::case_file::{CASE_VERSION, CaseFile};
+use mcp_fuzz_engine::case_file::{CASE_VERSION, CaseFile, OLDEST_CASE_VERSION};
 use mcp_fuzz_engine::client::Target;
 use serde_json::json;
 
@@ -34,23 +34,31 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
         t
     };
     let spec = config::server_with(&args.target, target)?;
-    let outcome = session::block_on(async {
+    let replayed = session::block_on(async {
         case.replay(&spec).await.map_err(|e| session::start_error(&e, &spec.target).into())
     })?;
-    let same = case.signature.matches(&outcome);
-    let fails = outcome.fails(case.case.mode.is_valid());
-    let verdict = match (same, fails) {
+    let outcome = &replayed.outcome;
+    let fails = replayed.failure.is_some();
+    // A sequence fails the same way when its state check fails again too.
+    let same = case.signature.matches(outcome)
+        && (case.sequence.is_empty() || replayed.failure.as_ref() == Some(&case.kind));
+    let verdict = match (same && fails, fails) {
         (true, _) => "still-fails",
         (false, true) => "fails-differently",
         (false, false) => "passes",
     };
-    let doc = json!({
+    let mut doc = json!({
         "tool": case.tool,
         "arguments": case.minimal_arguments,
         "expected": case.signature,
         "outcome": outcome,
         "verdict": verdict,
     });
+    if !case.sequence.is_empty() {
+        doc["kind"] = json!(case.kind);
+        doc["sequence"] = json!(case.sequence.len());
+        doc["calls"] = json!(replayed.calls);
+    }
     let mut text = serde_json::to_string_pretty(&doc).expect("a replay result serialises");
     text.push('\n');
     write_stdout(&text)?;
@@ -68,9 +76,11 @@ fn load(args: &ReplayArgs) -> Result<CaseFile, CliError> {
     let version = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|v| v.get("caseVersion").and_then(serde_json::Value::as_u64));
-    if version.is_some_and(|v| v != u64::from(CASE_VERSION)) {
+    if version
+        .is_some_and(|v| !(u64::from(OLDEST_CASE_VERSION)..=u64::from(CASE_VERSION)).contains(&v))
+    {
         return Err(CliError::Usage(format!(
-            "{} is a version {} case file; this mcp-fuzz reads version {CASE_VERSION}",
+            "{} is a version {} case file; this mcp-fuzz reads versions {OLDEST_CASE_VERSION} to {CASE_VERSION}",
             args.case.display(),
             version.unwrap_or_default()
         )));

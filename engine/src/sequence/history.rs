@@ -1,0 +1,98 @@
+//! Failures of the single-call phases that need earlier calls: a failure that a fresh process
+//! does not repeat (a `flaky` finding) is replayed with the calls its process had been sent
+//! before it, from a fresh process. When that fails the same way every time, the calls are cut
+//! down to the ones it needs (delta debugging) and the finding becomes the failure it is, with
+//! its minimal sequence; otherwise it stays `flaky`.
+//!
+//! Deaths on a proved call limit are left to `dies-after-calls` ([`crate::group`]), and a death
+//! that needs every call of its history is left `flaky` too: that is a count, not a sequence.
+
+use super::exec::SeqStep;
+use super::minimize::{Runner, Target, minimize};
+use super::walk::SeqTool;
+use crate::classify::Outcome;
+use crate::config::RunConfig;
+use crate::finding::{FindingKind, Severity};
+use crate::report::Finding;
+use crate::server::{Instance, patience};
+use crate::shrink::Signature;
+use std::time::Instant;
+
+/// Flaky findings replayed from their history per run.
+///
+/// Why: each replay and its minimizing may take the shrink time; a server with many
+/// state-dependent failures usually has a few causes, and the rest stay flaky warnings.
+const MAX_REPLAYED: usize = 8;
+
+/// Replays the histories of `findings`' flaky failures (those not on the call `limit`) and
+/// turns the ones that fail the same way every time into failures with their sequence.
+/// Returns the calls and restarts it made.
+pub async fn settle(
+    cfg: &RunConfig,
+    tools: &[SeqTool],
+    findings: &mut [Finding],
+    limit: Option<u64>,
+    deadline: Option<Instant>,
+) -> (u64, u64) {
+    let mut slot = Instance::new(&cfg.server, None);
+    let output = |name: &str| tools.iter().find(|t| t.name == name).and_then(|t| t.output.as_ref());
+    let valid = |name: &str, v: &serde_json::Value| {
+        tools.iter().find(|t| t.name == name).is_some_and(|t| t.generator.is_valid(v))
+    };
+    let patience = patience(cfg.server.timeout);
+    let mut replayed = 0;
+    for f in findings.iter_mut() {
+        if replayed >= MAX_REPLAYED || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        if f.kind != FindingKind::Flaky {
+            continue;
+        }
+        let on_limit = limit.is_some_and(|n| f.death_calls.iter().any(|c| (n..=n + 1).contains(c)));
+        let history = f.evidence.as_ref().and_then(|e| e.history.clone());
+        let (Some(outcome), Some(history), false) = (f.outcome.clone(), history, on_limit) else {
+            continue;
+        };
+        replayed += 1;
+        let steps: Vec<SeqStep> = history
+            .iter()
+            .map(|(tool, arguments)| SeqStep {
+                tool: tool.clone(),
+                arguments: arguments.clone(),
+                bindings: Vec::new(),
+                check: None,
+                outcome: None,
+            })
+            .collect();
+        let target = Target { kind: FindingKind::of(&outcome), signature: Signature::of(&outcome) };
+        let mut runner = Runner { slot: &mut slot, output: &output, valid: &valid, patience };
+        // Once as it was, before any minimizing: most flaky failures do not come back.
+        if !runner.fails_once(&steps, &target).await {
+            continue;
+        }
+        let m = minimize(&mut runner, steps.clone(), &target, &cfg.campaign.shrink).await;
+        let a_count = matches!(outcome, Outcome::Exited { .. }) && m.steps.len() == steps.len();
+        if m.reproduced < m.reruns || a_count {
+            continue;
+        }
+        f.kind = target.kind;
+        f.severity = Severity::Failure;
+        f.flaky = Some(false);
+        f.message = format!(
+            "{}; it needs earlier calls: {} call(s) from a fresh process fail the same way every \
+             time ({} before it in the process's history)",
+            f.message.split("; it did not fail again").next().unwrap_or(&f.message),
+            m.steps.len(),
+            steps.len() - 1
+        );
+        f.minimal_arguments = m.steps.last().map(|s| s.arguments.clone());
+        f.shrink = Some(m.stats());
+        f.death_calls.clear();
+        f.minimal_sequence = (m.steps != steps).then_some(m.steps);
+        f.sequence = steps;
+    }
+    let calls = slot.calls;
+    let restarts = slot.restarts;
+    slot.close().await;
+    (calls, restarts)
+}

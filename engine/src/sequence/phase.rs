@@ -1,0 +1,295 @@
+//! The sequence phase of a run: random walks over the tools the gate allows, each from a fresh
+//! server process, then every failure that needs its earlier steps minimized and reported with
+//! its sequence.
+//!
+//! Walks are dealt whole to the server instances (`--jobs`), and each starts on a fresh process,
+//! so a walk depends only on its seed and the server's answers to its own steps: the report is
+//! the same for any number of jobs.
+
+use super::exec::{self, Failure, SeqStep, StepRun};
+use super::minimize::{Minimized, Runner, Target, minimize};
+use super::model::{self, Role};
+use super::walk::{SeqTool, Walker};
+use crate::config::RunConfig;
+use crate::finding::{FindingKind, Severity};
+use crate::judge::describe;
+use crate::plan::{CaseLabel, Mode, tool_seed};
+use crate::report::{Evidence, Finding, StateFamily, StateLink, StatefulSummary};
+use crate::server::{Instance, patience};
+use futures_util::future::join_all;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// One walk as it ran.
+struct Walked {
+    steps: Vec<SeqStep>,
+    runs: Vec<StepRun>,
+    failed: Option<Failure>,
+}
+
+/// What the phase gives the run.
+pub struct PhaseResult {
+    /// Failures that need earlier calls, one per cause.
+    pub findings: Vec<Finding>,
+    /// The phase's section of the report.
+    pub summary: StatefulSummary,
+    /// `tools/call` requests the phase made.
+    pub calls: u64,
+    /// Server restarts (after a crash) the phase needed.
+    pub restarts: u64,
+}
+
+/// Runs the phase over `tools`; `existing` are the run's findings so far (a failure that one
+/// call on a fresh process shows again, and that the run already reported, is not reported
+/// twice).
+pub async fn run(
+    cfg: &RunConfig,
+    tools: &[SeqTool],
+    existing: &[Finding],
+    deadline: Option<Instant>,
+) -> PhaseResult {
+    let settings = &cfg.campaign.stateful;
+    let patience = patience(cfg.server.timeout);
+    let output = |name: &str| tools.iter().find(|t| t.name == name).and_then(|t| t.output.as_ref());
+    let jobs = cfg.campaign.jobs.max(1);
+    let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
+
+    // The walks, dealt round-robin, each instance walking its share in order.
+    let mut slots: Vec<Instance<'_>> =
+        (0..jobs).map(|_| Instance::new(&cfg.server, None)).collect();
+    let per_slot = join_all(slots.iter_mut().enumerate().map(|(j, slot)| async move {
+        let mut walked = Vec::new();
+        for k in (j..settings.sequences).step_by(jobs) {
+            if out_of_time() {
+                break;
+            }
+            let seed = tool_seed(cfg.seed, &format!("sequence/{k}"));
+            walked.push((k, walk(slot, tools, seed, settings.length, &output, patience).await));
+        }
+        walked
+    }))
+    .await;
+    let mut walks: Vec<(usize, Walked)> = per_slot.into_iter().flatten().collect();
+    walks.sort_by_key(|(k, _)| *k);
+
+    let mut summary = summarize(tools, &walks);
+    // One failure per kind, tool and cause: the first walk's.
+    let mut seen: Vec<(FindingKind, String, String)> = Vec::new();
+    let mut findings = Vec::new();
+    let valid = |name: &str, v: &serde_json::Value| {
+        tools.iter().find(|t| t.name == name).is_some_and(|t| t.generator.is_valid(v))
+    };
+    for (_, w) in walks {
+        let Some(failure) = w.failed.clone() else { continue };
+        let last = w.steps.last().map(|s| s.tool.clone()).unwrap_or_default();
+        let key = (failure.kind.clone(), last, failure.outcome.cause());
+        if seen.contains(&key) || out_of_time() {
+            continue;
+        }
+        seen.push(key);
+        let target = Target::of(&failure);
+        let mut runner = Runner { slot: &mut slots[0], output: &output, valid: &valid, patience };
+        // The failing call alone, with the values it was sent: a bug of one call, which the
+        // single-call phases report (when they did, nothing more to say).
+        let mut alone = w.steps.last().cloned().expect("a failing walk has a step");
+        alone.bindings.clear();
+        alone.check = None;
+        let steps = if runner.fails_once(std::slice::from_ref(&alone), &target).await {
+            let cause = failure.outcome.cause();
+            let known = existing.iter().any(|f| {
+                f.tool.as_deref() == Some(alone.tool.as_str()) && f.cause.as_deref() == Some(&cause)
+            });
+            if known && failure.kind == FindingKind::of(&failure.outcome) {
+                continue;
+            }
+            vec![alone]
+        } else {
+            w.steps.clone()
+        };
+        let m = minimize(&mut runner, steps, &target, &cfg.campaign.shrink).await;
+        let schema =
+            tools.iter().find(|t| t.name == w.steps.last().map_or("", |s| s.tool.as_str()));
+        let schema = schema.and_then(|t| t.output_schema.clone());
+        findings.push(finding(&w, &failure, m, schema));
+    }
+    summary.findings = findings.len() as u64;
+    let (mut calls, mut restarts) = (0, 0);
+    for slot in &mut slots {
+        calls += slot.calls;
+        restarts += slot.restarts;
+        slot.close().await;
+    }
+    PhaseResult { findings, summary, calls, restarts }
+}
+
+/// One walk from a fresh process of `slot`, until its length, a failure, or a step left
+/// unanswered.
+async fn walk<'v>(
+    slot: &mut Instance<'_>,
+    tools: &[SeqTool],
+    seed: u64,
+    length: usize,
+    output: &impl Fn(&str) -> Option<&'v jsonschema::Validator>,
+    patience: std::time::Duration,
+) -> Walked {
+    slot.renew().await;
+    let mut walker = Walker::new(tools, seed, length);
+    let mut w = Walked { steps: Vec::new(), runs: Vec::new(), failed: None };
+    while let Some(mut step) = walker.next(&w.steps, &w.runs) {
+        let Ok(Some(run)) = exec::call(slot, &step, &w.runs, output(&step.tool), patience).await
+        else {
+            break;
+        };
+        step.outcome = Some(run.outcome.kind().to_owned());
+        step.arguments.clone_from(&run.arguments);
+        w.failed = exec::judge(&step, &run.outcome);
+        w.steps.push(step);
+        w.runs.push(run);
+        if w.failed.is_some() {
+            break;
+        }
+    }
+    w
+}
+
+/// The finding of a failing walk, minimized.
+fn finding(
+    w: &Walked,
+    failure: &Failure,
+    m: Minimized,
+    output_schema: Option<serde_json::Value>,
+) -> Finding {
+    let last = w.steps.last().expect("a failing walk has a step");
+    let cause = failure.outcome.cause();
+    let minimal = (m.steps != w.steps).then(|| m.steps.clone());
+    let alone_call = m.steps.len() == 1 && m.steps[0].bindings.is_empty();
+    let shown = minimal.as_deref().unwrap_or(&w.steps);
+    let message = if alone_call {
+        format!("{} on valid input, a call of the sequence phase", describe(&failure.outcome))
+    } else {
+        message(failure, shown, m.reproduced, m.reruns)
+    };
+    let flaky = m.reproduced < m.reruns;
+    Finding {
+        case: Some(CaseLabel {
+            mode: Mode::Valid,
+            mutation: None,
+            pointer: None,
+            keyword: None,
+            fed: None,
+        }),
+        arguments: w.runs.last().map(|r| r.arguments.clone()),
+        minimal_arguments: shown.last().map(|s| s.arguments.clone()),
+        // The answer of the sequence shown (the minimal one's last re-run).
+        outcome: Some(m.failure.as_ref().map_or(&failure.outcome, |f| &f.outcome).clone()),
+        flaky: Some(flaky),
+        shrink: Some(m.stats()),
+        cause: Some(cause),
+        evidence: Some(Box::new(Evidence {
+            minimal_outcome: m.failure.as_ref().map(|f| f.outcome.clone()),
+            output_schema,
+            ..Evidence::default()
+        })),
+        // A failure of the one call alone is a single-call finding, found by a walk.
+        sequence: if alone_call { Vec::new() } else { w.steps.clone() },
+        minimal_sequence: if alone_call { None } else { minimal },
+        ..Finding::general(
+            Some(last.tool.clone()),
+            failure.kind.clone(),
+            if m.reproduced == 0 { Severity::Warning } else { Severity::Failure },
+            message,
+        )
+    }
+}
+
+/// What a failing sequence shows, in words.
+fn message(failure: &Failure, steps: &[SeqStep], reproduced: u32, reruns: u32) -> String {
+    let last = steps.last().map_or("", |s| s.tool.as_str());
+    let source = |s: &SeqStep| {
+        s.bindings
+            .first()
+            .and_then(|b| steps.get(b.step))
+            .map_or("an earlier call", |p| p.tool.as_str())
+    };
+    let what = describe(&failure.outcome);
+    let head = match failure.kind {
+        FindingKind::UseAfterDelete => {
+            let deleter = steps
+                .iter()
+                .rev()
+                .skip(1)
+                .find(|s| model::name(&s.tool).role == Some(Role::Deletes));
+            format!(
+                "`{last}` on a handle that `{}` had just closed or deleted: {what}",
+                deleter.map_or("an earlier call", |s| s.tool.as_str())
+            )
+        }
+        FindingKind::UnknownHandle => format!(
+            "`{last}` on a well-formed handle that nobody issued (one that `{}` returned, altered): {what}",
+            steps.last().map_or("an earlier call", source)
+        ),
+        FindingKind::CreatedNotFound => format!(
+            "`{last}` did not find what `{}` had just created: {what}",
+            steps.last().map_or("an earlier call", source)
+        ),
+        _ if steps.len() > 1 || steps.iter().any(|s| !s.bindings.is_empty()) => format!(
+            "{what} on call {} of a sequence; a fresh process answers that call alone",
+            steps.len()
+        ),
+        _ => what,
+    };
+    let steady = if reproduced == 0 {
+        format!("; it did not fail again in {reruns} re-runs of the sequence from a fresh process")
+    } else if reproduced < reruns {
+        format!("; it failed again on {reproduced} of {reruns} re-runs from a fresh process")
+    } else {
+        String::new()
+    };
+    format!("{head}{steady}")
+}
+
+/// The phase's section of the report: the families named, the links seen working.
+fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
+    let mut families: BTreeMap<String, StateFamily> = BTreeMap::new();
+    for t in tools {
+        let (Some(role), false) = (t.named.role, t.named.noun.is_empty()) else { continue };
+        let f = families.entry(t.named.noun.clone()).or_insert_with(|| StateFamily {
+            noun: t.named.noun.clone(),
+            ..StateFamily::default()
+        });
+        match role {
+            Role::Creates => f.creates.push(t.name.clone()),
+            Role::Lists => f.lists.push(t.name.clone()),
+            Role::Reads => f.reads.push(t.name.clone()),
+            Role::Updates => f.updates.push(t.name.clone()),
+            Role::Deletes => f.deletes.push(t.name.clone()),
+        }
+    }
+    let families: Vec<StateFamily> = families.into_values().filter(|f| f.tools() >= 2).collect();
+    let mut links: BTreeMap<(String, String, String), u64> = BTreeMap::new();
+    let mut steps = 0;
+    for (_, w) in walks {
+        steps += w.steps.len() as u64;
+        for (s, r) in w.steps.iter().zip(&w.runs) {
+            if r.outcome != crate::classify::Outcome::Ok {
+                continue;
+            }
+            for b in s.bindings.iter().filter(|b| !b.altered) {
+                let Some(from) = w.steps.get(b.step) else { continue };
+                let via = b.from.rsplit('/').next().unwrap_or_default().to_owned();
+                *links.entry((from.tool.clone(), s.tool.clone(), via)).or_default() += 1;
+            }
+        }
+    }
+    StatefulSummary {
+        sequences: walks.len() as u64,
+        steps,
+        tools: tools.iter().map(|t| t.name.clone()).collect(),
+        families,
+        links: links
+            .into_iter()
+            .map(|((from, to, via), calls)| StateLink { from, to, via, calls })
+            .collect(),
+        findings: 0,
+    }
+}
