@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the real MCP servers that mcp-fuzz's end-to-end tests run against,
 # at the versions pinned in fixtures/e2e/ (package-lock.json, requirements.txt):
-#   - fixtures/e2e/node_modules: @modelcontextprotocol/server-everything and the
-#     TypeScript SDK (+ zod) for fixtures/e2e/ts-server.mjs, via `npm ci`;
+#   - fixtures/e2e/node_modules: @modelcontextprotocol/server-everything,
+#     @modelcontextprotocol/server-memory and the TypeScript SDK (+ zod) for
+#     fixtures/e2e/ts-server.mjs, via `npm ci`;
 #   - target/e2e-venv: the Python SDK `mcp` for fixtures/e2e/py_server.py.
 # Idempotent: run it as often as you like. Run from anywhere.
 # How to start each server: scripts/e2e-servers.sh.
@@ -46,7 +47,7 @@ everything="$E2E/node_modules/@modelcontextprotocol/server-everything/dist/index
     await import("@modelcontextprotocol/sdk/server/mcp.js");
     await import("@modelcontextprotocol/sdk/server/stdio.js");
     await import("zod");
-    for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/sdk", "zod"]) {
+    for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-memory", "@modelcontextprotocol/sdk", "zod"]) {
         const { version } = JSON.parse(readFileSync(`node_modules/${p}/package.json`, "utf8"));
         console.log(`  ${p} ${version} (npm)`);
     }

@@ -117,6 +117,61 @@ fn server_everything() {
     );
 }
 
+/// `@modelcontextprotocol/server-memory` with its write tools (`--include-destructive`), its
+/// knowledge graph in a temporary file: the sequence phase names its families, chains the
+/// entity names that `create_entities` returns into the tools that take them, and reports no
+/// failure (the server answers a name it does not know with a tool error).
+///
+/// See: issue 13 (mcp-runtime-check's `--sequential` chained none of its three groups).
+#[test]
+fn server_memory_families_are_chained_without_a_false_failure() {
+    let entry = repo("fixtures/e2e/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    require(&entry);
+    let dir = crate::util::TempDir::new("server-memory");
+    let file = format!("MEMORY_FILE_PATH={}", dir.join("memory.jsonl").display());
+    let run = finish(
+        command([
+            "--json",
+            "--include-destructive",
+            "--env",
+            &file,
+            "--",
+            "node",
+            entry.to_str().expect("utf-8"),
+        ])
+        .spawn()
+        .expect("mcp-fuzz starts"),
+    );
+    let r: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    let failures: Vec<&Value> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .collect();
+    assert!(failures.is_empty(), "no failure and no warning: {failures:#?}");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = &r["stateful"];
+    let families: Vec<&str> = s["families"]
+        .as_array()
+        .expect("families")
+        .iter()
+        .filter_map(|f| f["noun"].as_str())
+        .collect();
+    for noun in ["entity", "relation", "observation"] {
+        assert!(families.contains(&noun), "{noun} family named: {s:#}");
+    }
+    let links = s["links"].as_array().expect("links");
+    let linked = |from: &str, to: &str| links.iter().any(|l| l["from"] == from && l["to"] == to);
+    assert!(linked("create_entities", "delete_entities"), "a created name deleted: {s:#}");
+    assert!(
+        links.iter().any(|l| l["from"] == "create_entities" && l["to"] != "delete_entities"),
+        "a created name used by another tool: {s:#}"
+    );
+    assert!(dir.join("memory.jsonl").exists(), "the graph went to the temporary file");
+}
+
 /// A default run (default timeout, cases and limits) of the reference server passes: its
 /// long-running tool is slow by design (progress notifications, or a `duration` it is asked to
 /// wait), never a hang or a failure, and every slow case says why.

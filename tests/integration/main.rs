@@ -18,5 +18,6 @@ mod partition;
 mod run;
 mod session;
 mod snapshots;
+mod stateful;
 mod tools_list;
 mod util;

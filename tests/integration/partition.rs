@@ -67,13 +67,16 @@ fn one_cause_on_tools_of_different_shards_is_one_finding_after_merge() {
 /// against the whole run, and returns the merged report.
 fn merged_equals_whole(server: &str) -> Value {
     let dir = TempDir::new("merge");
-    let whole = json(&fuzz(server, &["--json"]));
+    // Each shard walks its own tools in the sequence phase (so a merge has more walks than
+    // one run): the single-call phases alone are compared.
+    let whole = json(&fuzz(server, &["--json", "--no-stateful"]));
     let mut files = Vec::new();
     for m in 1..=2 {
         let f = dir.join(&format!("shard{m}.json"));
         let run = fuzz(
             server,
             &[
+                "--no-stateful",
                 "--partition",
                 &format!("count:{m}/2"),
                 "--format",
@@ -167,4 +170,33 @@ fn bad_partitions_are_usage_errors() {
         run.assert_code(USAGE);
         assert!(run.stderr.contains("expected hash:M/N or count:M/N"), "{bad}: {}", run.stderr);
     }
+}
+
+#[test]
+fn merged_shards_add_up_their_sequence_phases() {
+    // Each shard walks the tools of its share; the merge adds the walks up and puts the tools,
+    // families and links together.
+    let dir = TempDir::new("merge-stateful");
+    let mut files = Vec::new();
+    for m in 1..=2 {
+        let f = dir.join(&format!("shard{m}.json"));
+        let spec = format!("count:{m}/2");
+        let out = f.display().to_string();
+        let args =
+            ["--include-destructive", "--partition", &spec, "--format", "json", "--output", &out];
+        let run = fuzz("fx-use-after-close", &args);
+        assert!(run.code == FINDINGS || run.code == SUCCESS, "{}", run.stderr);
+        files.push(out);
+    }
+    let out = dir.join("merged.json").display().to_string();
+    let run = mcp_fuzz(["report", "merge", &files[0], &files[1], "--output", &out]);
+    assert!(run.code == FINDINGS || run.code == SUCCESS, "{}", run.stderr);
+    let merged = read_json(&dir.join("merged.json"));
+    assert_report_schema(&merged);
+    let s = &merged["stateful"];
+    assert_eq!(s["sequences"], 40, "{s:#}");
+    let mut tools: Vec<&str> =
+        s["tools"].as_array().expect("tools").iter().filter_map(Value::as_str).collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["close_file", "open_file", "read_file"], "{s:#}");
 }

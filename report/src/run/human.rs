@@ -82,6 +82,9 @@ pub fn render(r: &Report) -> String {
     if let Some(blind) = r.coverage_summary() {
         let _ = writeln!(s, "Coverage: {blind}");
     }
+    if let Some(seq) = super::stateful_text(r) {
+        let _ = writeln!(s, "Sequences: {seq}");
+    }
     let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
@@ -125,18 +128,24 @@ pub fn tool_table(r: &Report) -> String {
 fn finding(s: &mut String, r: &Report, f: &Finding) {
     let tool = f.tool.as_deref().unwrap_or("server");
     let _ = writeln!(s, "\n  [{}] {tool}: {} - {}", f.severity, f.kind, f.message);
-    if let Some(c) = &f.case {
+    if let Some(c) = f.case.as_ref().filter(|_| f.sequence.is_empty()) {
         let _ = writeln!(s, "      case: {}", super::case_text(c));
     }
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(s, "      same cause: {more}");
     }
-    if let Some(a) = &f.arguments {
+    let sequence = super::sequence_text(f);
+    if let Some((head, lines)) = &sequence {
+        let _ = writeln!(s, "      sequence: {head}");
+        for (i, (call, note)) in lines.iter().enumerate() {
+            let _ = writeln!(s, "        {}. {call} {note}", i + 1);
+        }
+    } else if let Some(a) = &f.arguments {
         let _ =
             writeln!(s, "      arguments: {}", super::cut(&Value::Object(a.clone()).to_string()));
     }
     let minimal = f.smallest_arguments();
-    if let Some(m) = minimal.filter(|m| Some(*m) != f.arguments.as_ref()) {
+    if let Some(m) = minimal.filter(|m| Some(*m) != f.arguments.as_ref() && sequence.is_none()) {
         let _ =
             writeln!(s, "      minimal:   {}", super::cut(&Value::Object(m.clone()).to_string()));
     }
@@ -159,12 +168,16 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
             }
         );
     }
-    if let (Some(tool), Some(a)) = (f.case_tool(), minimal) {
+    if sequence.is_some() {
+        if let Some(line) = super::sequence_replay(f) {
+            let _ = writeln!(s, "      replay: {line}");
+        }
+    } else if let (Some(tool), Some(a)) = (f.case_tool(), minimal) {
         let line = super::too_long(a)
             .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
         let _ = writeln!(s, "      replay: {line}");
     }
-    let _ = writeln!(s, "      fix: {}", f.kind.rule().help);
+    let _ = writeln!(s, "      fix: {}", f.fix());
 }
 
 /// The outcome on one line: its kind and each detail, clipped (`exited (exit status 3)`).

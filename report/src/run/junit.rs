@@ -142,13 +142,22 @@ fn describe(body: &mut String, r: &Report, f: &Finding) {
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(body, "same cause: {more}");
     }
-    if let Some(a) = &f.arguments {
+    if let Some((head, lines)) = super::sequence_text(f) {
+        let _ = writeln!(body, "sequence: {head}");
+        for (i, (call, note)) in lines.iter().enumerate() {
+            let _ = writeln!(body, "  {}. {call} {note}", i + 1);
+        }
+    } else if let Some(a) = &f.arguments {
         let _ = writeln!(body, "arguments: {}", Value::Object(a.clone()));
     }
     if let Some(o) = &f.outcome {
         let _ = writeln!(body, "outcome: {}", serde_json::to_value(o).unwrap_or(Value::Null));
     }
-    if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
+    if !f.sequence.is_empty() {
+        if let Some(line) = super::sequence_replay(f) {
+            let _ = writeln!(body, "replay: {line}");
+        }
+    } else if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
         let _ = writeln!(body, "replay: {}", replay_line(&r.target, tool, a));
     }
     body.push('\n');

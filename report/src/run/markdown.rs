@@ -37,6 +37,9 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(s, "- Coverage: {}", text(&blind));
     }
     let _ = writeln!(s, "- Failures: **{}**", r.failures());
+    if let Some(seq) = super::stateful_text(r) {
+        let _ = writeln!(s, "- Sequences: {}", text(&seq));
+    }
     let _ = writeln!(
         s,
         "- Seed {}, {} calls, {} restarts, {:.1}s, mcp-fuzz {}{}",
@@ -161,7 +164,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
         text(f.severity.as_str())
     );
     let _ = writeln!(s, "{}\n", text(&f.message));
-    if let Some(c) = &f.case {
+    if let Some(c) = f.case.as_ref().filter(|_| f.sequence.is_empty()) {
         let keyword =
             c.keyword.as_deref().map_or(String::new(), |k| format!(", keyword {}", code_span(k)));
         let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&super::case_text(c)));
@@ -169,7 +172,14 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(s, "**Same cause:** {}\n", text(&more));
     }
-    if let Some(a) = &f.arguments {
+    let sequence = super::sequence_text(f);
+    if let Some((head, lines)) = &sequence {
+        let _ = writeln!(s, "**Minimal sequence** ({}):\n", text(head));
+        for (i, (call, note)) in lines.iter().enumerate() {
+            let _ = writeln!(s, "{}. {} {}", i + 1, code_span(call), text(note));
+        }
+        s.push('\n');
+    } else if let Some(a) = &f.arguments {
         let _ =
             writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(called));
         s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(a.clone())))));
@@ -181,7 +191,15 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
         s.push('\n');
     }
     let _ = writeln!(s, "**What was expected:** {}\n", text(f.kind.rule().expected));
-    if let Some(m) = f.smallest_arguments() {
+    if sequence.is_some() {
+        if let Some(name) = mcp_fuzz_engine::case_file::file_name_of(f) {
+            s.push_str(
+                "**Reproduce** (with the case files of `mcp-fuzz run --artifacts cases`):\n\n",
+            );
+            s.push_str(&code_block("sh", &format!("mcp-fuzz replay cases/{name}")));
+            s.push('\n');
+        }
+    } else if let Some(m) = f.smallest_arguments() {
         if f.minimal_arguments.is_some() && Some(m) != f.arguments.as_ref() {
             s.push_str("**Minimal arguments** (shrunk):\n\n");
             s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(m.clone())))));
@@ -214,7 +232,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
             s.push('\n');
         }
     }
-    let _ = writeln!(s, "**Fix:** {}\n", text(f.kind.rule().help));
+    let _ = writeln!(s, "**Fix:** {}\n", text(f.fix()));
 }
 
 fn pretty(v: &Value) -> String {

@@ -10,7 +10,7 @@
 
 use crate::error::ReportError;
 use mcp_fuzz_engine::report::Score;
-use mcp_fuzz_engine::report::{BaselineSummary, Finding, MergeSource, Report};
+use mcp_fuzz_engine::report::{BaselineSummary, Finding, MergeSource, Report, StatefulSummary};
 
 /// Merges shard reports, given with the names to show in errors.
 ///
@@ -68,6 +68,10 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
                 merged.findings.push(f);
             }
         }
+        merged.stateful = match (merged.stateful.take(), report.stateful) {
+            (Some(a), Some(b)) => Some(merge_stateful(a, b)),
+            (a, b) => a.or(b),
+        };
         merged.restarts += report.restarts;
         merged.calls += report.calls;
         merged.duration_secs = merged.duration_secs.max(report.duration_secs);
@@ -93,6 +97,46 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
     merged.partition = None;
     merged.merged_from = Some(sources);
     Ok(merged)
+}
+
+/// Two shards' sequence phases as one: their walks and calls add up, their tools, families and
+/// links are put together.
+fn merge_stateful(mut a: StatefulSummary, b: StatefulSummary) -> StatefulSummary {
+    a.sequences += b.sequences;
+    a.steps += b.steps;
+    a.findings += b.findings;
+    for t in b.tools {
+        if !a.tools.contains(&t) {
+            a.tools.push(t);
+        }
+    }
+    for f in b.families {
+        match a.families.iter_mut().find(|g| g.noun == f.noun) {
+            Some(g) => {
+                for (mine, theirs) in [
+                    (&mut g.creates, f.creates),
+                    (&mut g.lists, f.lists),
+                    (&mut g.reads, f.reads),
+                    (&mut g.updates, f.updates),
+                    (&mut g.deletes, f.deletes),
+                ] {
+                    mine.extend(
+                        theirs.into_iter().filter(|t| !mine.contains(t)).collect::<Vec<_>>(),
+                    );
+                }
+            }
+            None => a.families.push(f),
+        }
+    }
+    a.families.sort_by(|x, y| x.noun.cmp(&y.noun));
+    for l in b.links {
+        match a.links.iter_mut().find(|m| (&m.from, &m.to, &m.via) == (&l.from, &l.to, &l.via)) {
+            Some(m) => m.calls += l.calls,
+            None => a.links.push(l),
+        }
+    }
+    a.links.sort_by(|x, y| (&x.from, &x.to, &x.via).cmp(&(&y.from, &y.to, &y.via)));
+    a
 }
 
 fn same(a: &Finding, b: &Finding) -> bool {

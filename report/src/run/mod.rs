@@ -78,6 +78,95 @@ fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
     Some(format!("{more} more case(s): {}", parts.join("; ")))
 }
 
+/// A finding's smallest sequence, for a person: a heading (how many calls, shrunk from how
+/// many) and per call its tool and arguments, then where its bound values came from and how it
+/// ended. `None` for a failure of one call.
+fn sequence_text(f: &mcp_fuzz_engine::report::Finding) -> Option<(String, Vec<(String, String)>)> {
+    let steps = f.smallest_sequence();
+    if steps.is_empty() {
+        return None;
+    }
+    let head = match &f.minimal_sequence {
+        Some(m) => {
+            format!("{} call(s) from a fresh process, shrunk from {}", m.len(), f.sequence.len())
+        }
+        None => format!("{} call(s) from a fresh process", steps.len()),
+    };
+    let lines = steps
+        .iter()
+        .map(|s| {
+            let call = format!(
+                "{} {}",
+                s.tool,
+                cut(&serde_json::Value::Object(s.arguments.clone()).to_string())
+            );
+            let mut notes: Vec<String> = s
+                .bindings
+                .iter()
+                .map(|b| {
+                    let name = b.pointer.rsplit('/').find(|p| p.parse::<usize>().is_err());
+                    format!(
+                        "`{}` {} call {}",
+                        name.unwrap_or(&b.pointer),
+                        if b.altered { "altered from what returned" } else { "as returned by" },
+                        b.step + 1
+                    )
+                })
+                .collect();
+            notes.dedup();
+            let mut note =
+                if notes.is_empty() { String::new() } else { format!("({})", notes.join("; ")) };
+            if let Some(o) = &s.outcome {
+                note = format!("{note} → {o}").trim_start().to_owned();
+            }
+            (call, note)
+        })
+        .collect();
+    Some((head, lines))
+}
+
+/// The replay of a sequence: its case file, which `run --artifacts DIR` writes.
+/// One line on the sequence phase: what it ran and which data flows it found working.
+fn stateful_text(r: &Report) -> Option<String> {
+    let st = r.stateful.as_ref()?;
+    let mut line = format!(
+        "{} walks, {} steps over {} tool{}",
+        st.sequences,
+        st.steps,
+        st.tools.len(),
+        if st.tools.len() == 1 { "" } else { "s" }
+    );
+    if !st.families.is_empty() {
+        let names: Vec<String> =
+            st.families.iter().map(|f| format!("{} ({} tools)", f.noun, f.tools())).collect();
+        line.push_str(&format!("; families: {}", names.join(", ")));
+    }
+    if st.links.is_empty() {
+        line.push_str("; no value returned by one tool was taken by another");
+    } else {
+        let mut links: Vec<_> = st.links.iter().collect();
+        links.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.from.cmp(&b.from)));
+        let shown: Vec<String> = links
+            .iter()
+            .take(3)
+            .map(|l| format!("{} → {} via {} ({} calls)", l.from, l.to, l.via, l.calls))
+            .collect();
+        let more = links.len().saturating_sub(3);
+        line.push_str(&format!("; links: {}", shown.join(", ")));
+        if more > 0 {
+            line.push_str(&format!(" and {more} more"));
+        }
+    }
+    Some(line)
+}
+
+fn sequence_replay(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
+    let name = mcp_fuzz_engine::case_file::file_name_of(f)?;
+    Some(format!(
+        "mcp-fuzz replay DIR/{name} (the case file `mcp-fuzz run --artifacts DIR` writes)"
+    ))
+}
+
 /// Characters of a value shown in the human and Markdown reports; the JSON report and the case
 /// files keep every value whole.
 const MAX_VALUE_CHARS: usize = 300;

@@ -30,9 +30,12 @@ pub fn render(r: &Report) -> Value {
             full_description: format!("{} Expected: {}.", rule.short, rule.expected),
             help: rule.help.into(),
             default_level: match kind {
-                Some(FindingKind::AcceptsInvalid | FindingKind::Slow | FindingKind::Flaky) => {
-                    Level::Warning
-                }
+                Some(
+                    FindingKind::AcceptsInvalid
+                    | FindingKind::Slow
+                    | FindingKind::Flaky
+                    | FindingKind::GaveUp,
+                ) => Level::Warning,
                 Some(
                     FindingKind::ValidCallFailed
                     | FindingKind::NullAsAbsent
@@ -133,10 +136,24 @@ fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
     if let Some(s) = &f.shrink {
         properties.insert("shrink".into(), serde_json::to_value(s).unwrap_or(Value::Null));
     }
+    if !f.sequence.is_empty() {
+        properties.insert("sequence".into(), json!(f.sequence));
+        if let Some(m) = &f.minimal_sequence {
+            properties.insert("minimalSequence".into(), json!(m));
+        }
+        message.push_str(&format!(
+            " Sequence: {} call(s) from a fresh process.",
+            f.smallest_sequence().len()
+        ));
+    }
     for (k, v) in &f.extra {
         properties.insert(k.clone(), v.clone());
     }
-    if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
+    if !f.sequence.is_empty() {
+        if let Some(line) = super::sequence_replay(f) {
+            properties.insert("replay".into(), json!(line));
+        }
+    } else if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
         properties.insert("replay".into(), json!(replay_line(&r.target, tool, a)));
     }
     SarifResult {
