@@ -57,7 +57,15 @@ pub fn resolve(step: &SeqStep, runs: &[StepRun]) -> Map<String, Value> {
             .cloned();
         let Some(mut value) = fresh else { continue };
         if b.altered {
-            match model::altered(&value) {
+            // Never a handle the server did issue in this run: that would test it, not an
+            // unknown one.
+            let taken = |v: &Value| {
+                runs.iter().any(|r| {
+                    r.data.as_ref().is_some_and(|d| model::holds(d, v))
+                        || r.arguments.values().any(|a| model::holds(a, v))
+                })
+            };
+            match model::altered_unlike(&value, taken) {
                 Some(v) => value = v,
                 None => continue,
             }

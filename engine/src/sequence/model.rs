@@ -364,6 +364,44 @@ pub fn altered(handle: &Value) -> Option<Value> {
     }
 }
 
+/// [`altered`], but never a value that `taken` says was issued: a flipped handle can land on
+/// one an earlier step returned (`fh-7` -> `fh-2`, which exists), and a call on it tests that
+/// handle, not an unknown one. Then every run of digits is lengthened with leading nines
+/// (`fh-2` -> `fh-92` -> `fh-992`), and a number moved further, a few times; `None` when each
+/// try was taken.
+#[must_use]
+pub fn altered_unlike(handle: &Value, taken: impl Fn(&Value) -> bool) -> Option<Value> {
+    let first = altered(handle)?;
+    let tries = std::iter::successors(Some(first), |v| match v {
+        Value::String(s) if s.chars().any(|c| c.is_ascii_digit()) => {
+            let mut out = String::with_capacity(s.len() + 4);
+            let mut in_run = false;
+            for c in s.chars() {
+                if c.is_ascii_digit() && !in_run {
+                    out.push('9');
+                }
+                in_run = c.is_ascii_digit();
+                out.push(c);
+            }
+            Some(Value::String(out))
+        }
+        Value::Number(n) => n.as_u64().map(|n| Value::from(n.saturating_add(99_991))),
+        _ => None,
+    });
+    tries.take(4).find(|v| !taken(v))
+}
+
+/// Whether `value` occurs anywhere in `data` (as a member value or an item, at any depth).
+#[must_use]
+pub fn holds(data: &Value, value: &Value) -> bool {
+    data == value
+        || match data {
+            Value::Object(m) => m.values().any(|v| holds(v, value)),
+            Value::Array(items) => items.iter().any(|v| holds(v, value)),
+            _ => false,
+        }
+}
+
 /// Whether an error text says the thing asked for does not exist.
 #[must_use]
 pub fn says_not_found(text: &str) -> bool {
@@ -481,6 +519,10 @@ mod tests {
             Some(json!("8e5b71ef-7af8-88c7-116a-9983c6ddf572"))
         );
         assert_eq!(altered(&json!("--")), None);
+        let issued = json!([{"handle": "fh-2"}, {"handle": "fh-92"}]);
+        assert_eq!(altered_unlike(&json!("fh-7"), |v| holds(&issued, v)), Some(json!("fh-992")));
+        assert_eq!(altered_unlike(&json!("fh-7"), |_| false), Some(json!("fh-2")));
+        assert_eq!(altered_unlike(&json!("Ann"), |_| true), None);
         assert_eq!(altered(&json!(5)), Some(json!(100_026)));
         assert!(says_not_found("Note note-1 not found"));
         assert!(says_not_found("Error: no such handle"));
