@@ -77,6 +77,11 @@ impl Pool {
         }
     }
 
+    /// The property names values were harvested under (lower-cased).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
     /// Whether nothing was harvested.
     #[must_use]
     pub fn is_empty(&self) -> bool {

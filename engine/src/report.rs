@@ -400,6 +400,9 @@ pub struct StatefulSummary {
     pub links: Vec<StateLink>,
     /// Findings the phase reported.
     pub findings: u64,
+    /// Why the phase did not walk, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// The tools of one family, by what they do.

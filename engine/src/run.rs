@@ -163,7 +163,13 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             .filter(|t| tools.iter().any(|r| r.name == t.name && walkable(r)))
             .filter_map(SeqTool::new)
             .collect();
-        if !walkable.is_empty() {
+        if let Some(why) = sequence::phase::nothing_to_chain(&walkable, pool.names()) {
+            if !walkable.is_empty() {
+                prog.finished_tool = Some("sequence phase (skipped: nothing to chain)".into());
+                progress(prog.clone());
+                stateful = Some(sequence::phase::skipped(&walkable, why));
+            }
+        } else if !walkable.is_empty() {
             let phase = sequence::phase::run(cfg, &walkable, &findings, run_deadline).await;
             findings.extend(phase.findings);
             (phase_calls, phase_restarts) = (phase.calls, phase.restarts);

@@ -249,7 +249,70 @@ fn message(failure: &Failure, steps: &[SeqStep], reproduced: u32, reruns: u32) -
 }
 
 /// The phase's section of the report: the families named, the links seen working.
-fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
+/// Why walking would only repeat the single-call phases, if it would: no value that the
+/// single-call phases harvested from a result (`harvested`: the property names it was under)
+/// fits an input property of a walked tool, so no step could take what an earlier one
+/// returned, and every state check needs that (a handle created, then read, deleted or
+/// altered). Each walk costs a fresh process, which for a Python or Node server is most of a
+/// second.
+#[must_use]
+pub fn nothing_to_chain<'a>(
+    tools: &[SeqTool],
+    harvested: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let mut inputs = Vec::new();
+    for t in tools {
+        property_names(&t.schema, 0, &mut inputs);
+    }
+    let harvested: Vec<&str> = harvested.into_iter().collect();
+    let chains = harvested.iter().any(|o| inputs.iter().any(|i| model::fits(i, o)));
+    (!chains).then(|| {
+        if harvested.is_empty() {
+            "no result held a value (JSON data) that a later call could take".into()
+        } else {
+            format!(
+                "no input property takes a value the results held ({})",
+                harvested.iter().take(6).copied().collect::<Vec<_>>().join(", ")
+            )
+        }
+    })
+}
+
+/// The property names of an input schema, at any depth (up to 6 levels).
+fn property_names<'s>(schema: &'s serde_json::Value, depth: usize, out: &mut Vec<&'s str>) {
+    if depth > 6 {
+        return;
+    }
+    match schema {
+        serde_json::Value::Object(m) => {
+            if let Some(props) = m.get("properties").and_then(serde_json::Value::as_object) {
+                out.extend(props.keys().map(String::as_str));
+            }
+            for v in m.values() {
+                property_names(v, depth + 1, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                property_names(v, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The summary of a phase that did not walk, and why.
+#[must_use]
+pub fn skipped(tools: &[SeqTool], why: String) -> StatefulSummary {
+    StatefulSummary {
+        tools: tools.iter().map(|t| t.name.clone()).collect(),
+        skipped: Some(why),
+        ..StatefulSummary::default()
+    }
+}
+
+/// The families of `tools` named from their names, with two tools or more.
+fn families(tools: &[SeqTool]) -> Vec<StateFamily> {
     let mut families: BTreeMap<String, StateFamily> = BTreeMap::new();
     for t in tools {
         let (Some(role), false) = (t.named.role, t.named.noun.is_empty()) else { continue };
@@ -265,7 +328,11 @@ fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
             Role::Deletes => f.deletes.push(t.name.clone()),
         }
     }
-    let families: Vec<StateFamily> = families.into_values().filter(|f| f.tools() >= 2).collect();
+    families.into_values().filter(|f| f.tools() >= 2).collect()
+}
+
+fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
+    let families = families(tools);
     let mut links: BTreeMap<(String, String, String), u64> = BTreeMap::new();
     let mut steps = 0;
     for (_, w) in walks {
@@ -291,5 +358,6 @@ fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
             .map(|((from, to, via), calls)| StateLink { from, to, via, calls })
             .collect(),
         findings: 0,
+        skipped: None,
     }
 }

@@ -105,6 +105,8 @@ fn merge_stateful(mut a: StatefulSummary, b: StatefulSummary) -> StatefulSummary
     a.sequences += b.sequences;
     a.steps += b.steps;
     a.findings += b.findings;
+    // Skipped only when every shard skipped it.
+    a.skipped = a.skipped.filter(|_| b.skipped.is_some());
     for t in b.tools {
         if !a.tools.contains(&t) {
             a.tools.push(t);

@@ -129,6 +129,9 @@ fn sequence_text(f: &mcp_fuzz_engine::report::Finding) -> Option<(String, Vec<(S
 /// One line on the sequence phase: what it ran and which data flows it found working.
 fn stateful_text(r: &Report) -> Option<String> {
     let st = r.stateful.as_ref()?;
+    if let Some(why) = &st.skipped {
+        return Some(format!("skipped, {why}: each walk would only repeat single calls"));
+    }
     let mut line = format!(
         "{} walks, {} steps over {} tool{}",
         st.sequences,
