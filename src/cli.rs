@@ -66,6 +66,19 @@ pub enum Command {
     ///
     /// Example: mcp-fuzz replay cases/search-exited-valid-1a2b3c4d.json -- ./server
     Replay(ReplayArgs),
+
+    /// Internal: serve a saved listing over stdio (the stand-in `clients` points a real client at
+    /// when there is no server command, and for bisection).
+    #[command(name = "serve-listing", hide = true)]
+    ServeListing(ServeListingArgs),
+}
+
+/// Arguments of the hidden `mcp-fuzz serve-listing`.
+#[derive(Debug, Args)]
+pub struct ServeListingArgs {
+    /// A `{"tools": [...]}` file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
 }
 
 /// Arguments of `mcp-fuzz snapshot`.
@@ -428,7 +441,9 @@ pub struct ClientsArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command", "tools", "call"], help_heading = "Input")]
     pub schema: Option<PathBuf>,
 
-    /// Only these adapters (repeatable or comma-separated); default: all.
+    /// Only these adapters (repeatable or comma-separated); default: the six modelled ones.
+    /// The real clients (`inspector`, `mcpo`, `codex-cli`, `claude-code`, `gemini-cli`, or
+    /// `real` for all five) run only when named: each is started against the server, offline.
     #[arg(
         long = "adapter",
         value_enum,
@@ -437,6 +452,20 @@ pub struct ClientsArgs {
         help_heading = "Adapters"
     )]
     pub adapters: Vec<AdapterName>,
+
+    /// Look for the real clients in DIR first (as laid out by scripts/install-clients.sh), then
+    /// in $MCP_FUZZ_CLIENTS_DIR, target/clients and PATH.
+    #[arg(long, value_name = "DIR", help_heading = "Real clients")]
+    pub clients_dir: Option<PathBuf>,
+
+    /// Run a real client only at its pinned version (the one the README's tables describe);
+    /// another version found is reported as `wrong-version` and not run.
+    #[arg(long, help_heading = "Real clients")]
+    pub pin: bool,
+
+    /// Time allowed for one run of a real client (`60s`; a plain number is seconds).
+    #[arg(long, value_name = "DURATION", default_value = "60s", help_heading = "Real clients")]
+    pub client_timeout: String,
 
     /// Print the rule catalogue (id, severity, source, fix) and exit.
     #[arg(long, help_heading = "Adapters")]
@@ -484,21 +513,35 @@ pub enum ClientsFailOn {
     Warn,
 }
 
-/// A built-in adapter of `clients`.
+/// An adapter of `clients`: a modelled rendering or a real client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AdapterName {
     /// OpenAI strict function calling.
     OpenaiStrict,
     /// Anthropic Messages API tool use.
     Anthropic,
-    /// Anthropic strict tool use.
+    /// Anthropic strict tool use, as the SDKs send it (unsupported constraints stripped).
     AnthropicStrict,
+    /// Anthropic strict tool use sent to the Messages API directly (they are refused).
+    AnthropicStrictApi,
     /// Gemini function declarations.
     Gemini,
     /// MCP-to-OpenAPI proxy (mcpo-style).
     Openapi,
     /// The MCP tool definition against real SDK clients.
     Mcp,
+    /// Real client: MCP Inspector CLI (tools/list in CLI mode).
+    Inspector,
+    /// Real client: the mcpo proxy (its /openapi.json, on 127.0.0.1).
+    Mcpo,
+    /// Real client: OpenAI Codex CLI (its Responses API request).
+    CodexCli,
+    /// Real client: Anthropic Claude Code (its Messages API request).
+    ClaudeCode,
+    /// Real client: Google Gemini CLI (its streamGenerateContent request).
+    GeminiCli,
+    /// All five real clients.
+    Real,
 }
 
 /// Arguments of `mcp-fuzz gen`.

@@ -8,6 +8,7 @@
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
 //! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
+//! |    6 | `CLIENT_UNAVAILABLE`   | `clients`: a real client asked for was not captured (not installed, another version with `--pin`, broken) and no finding fails. |
 //! |  101 | `INTERNAL_ERROR`       | A bug in mcp-fuzz (a panic): every server it started was killed.    |
 //! |  130 | `INTERRUPTED`          | Ctrl-C: the run stopped and the server's process group was killed.  |
 //! |  143 | `TERMINATED`           | SIGTERM: the same, for a cancelled CI job or `timeout`.             |
@@ -32,6 +33,11 @@ pub const NO_TOOLS: u8 = 4;
 
 /// `gen`: the schema cannot be honoured (unsatisfiable, unsupported construct, malformed schema).
 pub const UNSATISFIABLE_SCHEMA: u8 = 5;
+
+/// `clients`: a real client named with `--adapter` could not be captured (not installed, another
+/// version with `--pin`, broken) and no finding fails the policy; the report says which and why,
+/// and every other adapter's results are in it.
+pub const CLIENT_UNAVAILABLE: u8 = 6;
 
 /// A panic: a bug in mcp-fuzz, not a finding. Every server process group it started was killed
 /// first (Rust's own status for a panic, kept so that wrappers recognise it).
@@ -70,6 +76,7 @@ mod tests {
             SERVER_START,
             NO_TOOLS,
             UNSATISFIABLE_SCHEMA,
+            CLIENT_UNAVAILABLE,
             INTERNAL_ERROR,
             INTERRUPTED,
             TERMINATED,

@@ -45,6 +45,7 @@ fn kill_servers_on_panic() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         mcp_fuzz_engine::client::kill_all_servers();
+        mcp_fuzz_clients::real::stop_all();
         default(info);
         #[expect(clippy::print_stderr, reason = "the last words of a crashing run")]
         {
@@ -59,7 +60,7 @@ fn kill_servers_on_panic() {
 }
 
 fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
-    use commands::{call, clients, diff, r#gen, merge, replay, run, snapshot};
+    use commands::{call, clients, diff, r#gen, merge, replay, run, serve_listing, snapshot};
     match &cli.command {
         cli::Command::Gen(args) => r#gen::run(args),
         cli::Command::Run(args) => run::run(args),
@@ -69,6 +70,7 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
         cli::Command::Report(cli::ReportCommand::Merge(args)) => merge::run(args),
         cli::Command::Clients(args) => clients::run(args),
         cli::Command::Replay(args) => replay::run(args),
+        cli::Command::ServeListing(args) => serve_listing::run(args),
     }
 }
 
@@ -83,6 +85,7 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         "diff",
         "report",
         "clients",
+        "serve-listing",
         "help",
         "-h",
         "--help",

@@ -177,8 +177,16 @@ const CONSTRAINTS: &[&str] = &[
 /// Compares a tool with one adapter's rendering of it.
 #[must_use]
 pub fn compare(tool: &Tool, rendering: &Rendering) -> Comparison {
+    compare_schemas(tool, rendering.input.as_ref(), rendering.output.as_ref())
+}
+
+/// Compares a tool with the schemas a client sends for it: `input` is `None` when the client
+/// does not show the tool at all, `output` when it keeps no output schema. What a real client
+/// captured is compared through this.
+#[must_use]
+pub fn compare_schemas(tool: &Tool, input: Option<&Value>, output: Option<&Value>) -> Comparison {
     let mut walker = Walker { out: Comparison::default(), part: Part::Input, path: Vec::new() };
-    let Some(input) = &rendering.input else {
+    let Some(input) = input else {
         walker.push(
             DriftKind::ToolMissing,
             "",
@@ -189,7 +197,7 @@ pub fn compare(tool: &Tool, rendering: &Rendering) -> Comparison {
     walker.node(tool.input(), tool.input(), input, input, "/inputSchema", 0);
     if let Some(advertised) = &tool.output_schema {
         walker.part = Part::Output;
-        match &rendering.output {
+        match output {
             None => walker.push(
                 DriftKind::OutputSchemaNotSent,
                 "/outputSchema",

@@ -41,14 +41,16 @@
 mod adapters;
 pub mod analysis;
 pub mod canary;
+pub mod captured;
 pub mod diff;
 pub mod real;
 mod rules;
 mod walk;
 
-pub use rules::{RULES, canary_rule, rule};
+pub use rules::{REAL_RULES, RULES, RealRule, canary_rule, catalogue, rule};
 
-use serde::Serialize;
+use real::RealClient;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
 
@@ -134,6 +136,81 @@ impl fmt::Display for Adapter {
     }
 }
 
+/// An adapter of the clients report: a rendering modelled from documentation ([`Adapter`]), or a
+/// real client whose rendering is captured by running it ([`RealClient`]). Serialised as its
+/// name (`openai-strict`, `codex-cli`...); the names of the two kinds never collide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnyAdapter {
+    /// A modelled rendering.
+    Modelled(Adapter),
+    /// A real client.
+    Real(RealClient),
+}
+
+impl AnyAdapter {
+    /// The adapter's stable name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Modelled(a) => a.as_str(),
+            Self::Real(c) => c.as_str(),
+        }
+    }
+
+    /// The adapter named `name` (modelled or real), if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Adapter::from_name(name)
+            .map(Self::Modelled)
+            .or_else(|| RealClient::from_name(name).map(Self::Real))
+    }
+
+    /// The real client, when this is one.
+    #[must_use]
+    pub fn real(self) -> Option<RealClient> {
+        match self {
+            Self::Real(c) => Some(c),
+            Self::Modelled(_) => None,
+        }
+    }
+}
+
+impl From<Adapter> for AnyAdapter {
+    fn from(a: Adapter) -> Self {
+        Self::Modelled(a)
+    }
+}
+
+impl From<RealClient> for AnyAdapter {
+    fn from(c: RealClient) -> Self {
+        Self::Real(c)
+    }
+}
+
+impl PartialEq<Adapter> for AnyAdapter {
+    fn eq(&self, other: &Adapter) -> bool {
+        *self == Self::Modelled(*other)
+    }
+}
+
+impl PartialEq<RealClient> for AnyAdapter {
+    fn eq(&self, other: &RealClient) -> bool {
+        *self == Self::Real(*other)
+    }
+}
+
+impl fmt::Display for AnyAdapter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for AnyAdapter {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -174,7 +251,7 @@ pub struct Rule {
     /// Stable id, `adapter/rule-name`.
     pub id: &'static str,
     /// The adapter that applies it.
-    pub adapter: Adapter,
+    pub adapter: AnyAdapter,
     /// How bad a finding of this rule is.
     pub severity: Severity,
     /// The documents do not settle the case: findings are reported but never change the verdict.
@@ -192,7 +269,7 @@ pub struct Rule {
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// The adapter that reported it.
-    pub adapter: Adapter,
+    pub adapter: AnyAdapter,
     /// The rule id (see [`RULES`]).
     pub rule: &'static str,
     /// The rule's severity.

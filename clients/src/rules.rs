@@ -4,7 +4,8 @@
 //! documents we could read do not settle a case, the rule is marked `ambiguous`: its findings are
 //! reported but never change the verdict.
 
-use crate::{Adapter, Rule, Severity, Source};
+use crate::real::RealClient;
+use crate::{Adapter, AnyAdapter, Rule, Severity, Source};
 
 const OPENAI: &str = "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas";
 const OPENAI_SUBSET: Source = Source {
@@ -40,7 +41,7 @@ const fn entry(
     source: Source,
     fix: &'static str,
 ) -> Rule {
-    Rule { id, adapter, severity, ambiguous, title, source, fix }
+    Rule { id, adapter: AnyAdapter::Modelled(adapter), severity, ambiguous, title, source, fix }
 }
 
 use Adapter::{Anthropic, AnthropicStrict, AnthropicStrictApi, Gemini, Mcp, OpenaiStrict, Openapi};
@@ -632,17 +633,25 @@ const fn canary_inexpressible(id: &'static str, adapter: Adapter, source: Source
     )
 }
 
-/// The canary rule of `adapter` for `direction`.
+/// The canary rule of `adapter` (modelled or real) for `direction`.
 #[must_use]
-pub fn canary_rule(adapter: Adapter, direction: crate::canary::Direction) -> &'static Rule {
+pub fn canary_rule(
+    adapter: impl Into<AnyAdapter>,
+    direction: crate::canary::Direction,
+) -> &'static Rule {
+    let adapter = adapter.into();
     let suffix = match direction {
         crate::canary::Direction::RenderedAllowsServerRejects => "canary-server-refuses",
         crate::canary::Direction::ServerAllowsRenderedRejects => "canary-inexpressible",
     };
-    RULES
-        .iter()
+    catalogue()
         .find(|r| r.adapter == adapter && r.id.ends_with(suffix))
         .expect("every adapter has both canary rules")
+}
+
+/// Every rule: the modelled adapters' ([`RULES`]) then the real clients' ([`REAL_RULES`]).
+pub fn catalogue() -> impl Iterator<Item = &'static Rule> {
+    RULES.iter().chain(REAL_RULES)
 }
 
 /// The rule with id `id`.
@@ -651,7 +660,172 @@ pub fn canary_rule(adapter: Adapter, direction: crate::canary::Direction) -> &'s
 /// When `id` is not in the catalogue: a bug in an adapter.
 #[must_use]
 pub fn rule(id: &str) -> &'static Rule {
-    RULES.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("rule {id} is in the catalogue"))
+    catalogue().find(|r| r.id == id).unwrap_or_else(|| panic!("rule {id} is in the catalogue"))
+}
+
+/// The kinds of rule every real client has (one rule of each per client in [`REAL_RULES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RealRule {
+    /// `<client>/tool-lost`.
+    ToolLost,
+    /// `<client>/listing-lost`.
+    ListingLost,
+    /// `<client>/schema-loosened`.
+    SchemaLoosened,
+    /// `<client>/schema-narrowed`.
+    SchemaNarrowed,
+    /// `<client>/description-lost`.
+    DescriptionLost,
+    /// `<client>/name-rewritten`.
+    NameRewritten,
+}
+
+impl RealRule {
+    fn suffix(self) -> &'static str {
+        match self {
+            Self::ToolLost => "/tool-lost",
+            Self::ListingLost => "/listing-lost",
+            Self::SchemaLoosened => "/schema-loosened",
+            Self::SchemaNarrowed => "/schema-narrowed",
+            Self::DescriptionLost => "/description-lost",
+            Self::NameRewritten => "/name-rewritten",
+        }
+    }
+
+    /// `client`'s rule of this kind.
+    #[must_use]
+    pub fn of(self, client: RealClient) -> &'static Rule {
+        let suffix = self.suffix();
+        REAL_RULES
+            .iter()
+            .find(|r| r.adapter == client && r.id.ends_with(suffix))
+            .expect("every real client has every real rule")
+    }
+}
+
+/// A real client's source: the client itself, run against the server.
+const fn captured(url: &'static str, summary: &'static str) -> Source {
+    Source { url, summary }
+}
+
+const INSPECTOR_SOURCE: Source = captured(
+    "https://www.npmjs.com/package/@modelcontextprotocol/inspector/v/2.12.0",
+    "Captured by running MCP Inspector CLI (`--cli --method tools/list`) against the server: the \
+     tools it prints are the ones its TypeScript SDK client parsed.",
+);
+const MCPO_SOURCE_REAL: Source = captured(
+    "https://pypi.org/project/mcpo/0.0.20/",
+    "Captured by running mcpo on 127.0.0.1 against the server: its /openapi.json is what an \
+     OpenAPI tool client (Open WebUI) is given.",
+);
+const CODEX_SOURCE: Source = captured(
+    "https://www.npmjs.com/package/@openai/codex/v/0.171.0",
+    "Captured by running Codex CLI against the server with a loopback stand-in for its model \
+     provider: the tools of its first Responses API request.",
+);
+const CLAUDE_CODE_SOURCE: Source = captured(
+    "https://www.npmjs.com/package/@anthropic-ai/claude-code/v/2.1.332",
+    "Captured by running Claude Code against the server with a loopback stand-in for its model \
+     provider: the tools of its first Messages API request.",
+);
+const GEMINI_CLI_SOURCE: Source = captured(
+    "https://www.npmjs.com/package/@google/gemini-cli/v/0.61.0",
+    "Captured by running Gemini CLI against the server with a loopback stand-in for its model \
+     provider: the function declarations of its first streamGenerateContent request.",
+);
+
+const fn real(
+    id: &'static str,
+    client: RealClient,
+    severity: Severity,
+    title: &'static str,
+    source: Source,
+    fix: &'static str,
+) -> Rule {
+    Rule { id, adapter: AnyAdapter::Real(client), severity, ambiguous: false, title, source, fix }
+}
+
+/// The same eight rules for every real client: what a capture shows is a fact about that
+/// client's version, never ambiguous.
+macro_rules! real_rules {
+    ($($client:ident $name:literal $source:ident;)*) => {
+        /// The real clients' rules, eight per client, in report order. Their findings come from
+        /// a capture (see `analysis::analyse_capture`), not from a model.
+        pub static REAL_RULES: &[Rule] = &[$(
+            real(
+                concat!($name, "/tool-lost"),
+                RealClient::$client,
+                Fail,
+                "the client leaves the tool out (an agent does not offer it to its model, the Inspector does not list it, mcpo does not serve it)",
+                $source,
+                "change what the client refuses (the finding quotes its reason): the model cannot call the tool",
+            ),
+            real(
+                concat!($name, "/listing-lost"),
+                RealClient::$client,
+                Fail,
+                "because of this tool the client leaves out every tool of the server (mcpo does not start)",
+                $source,
+                "fix this tool's schema at the pointer: every other tool of the server is lost with it",
+            ),
+            real(
+                concat!($name, "/schema-loosened"),
+                RealClient::$client,
+                Warn,
+                "what the client sends is looser than the server's schema here: the model may send values the server refuses",
+                $source,
+                "check the constraint in the handler and answer with a tool error; restate it in the description",
+            ),
+            real(
+                concat!($name, "/schema-narrowed"),
+                RealClient::$client,
+                Warn,
+                "what the client sends is narrower than the server's schema here: the model cannot send some values the server accepts",
+                $source,
+                "restructure the schema so the client keeps the property, type or branch (see the drift)",
+            ),
+            real(
+                concat!($name, "/description-lost"),
+                RealClient::$client,
+                Info,
+                "a description of the server's schema is missing from what the client sends",
+                $source,
+                "keep what the model must know in a place the client sends (see the rendered schema)",
+            ),
+            real(
+                concat!($name, "/name-rewritten"),
+                RealClient::$client,
+                Info,
+                "the client shows the model another name than the server's (characters rewritten, cut to a length)",
+                $source,
+                "name tools with [A-Za-z0-9_-] only, short enough for the client's prefix and limit",
+            ),
+            real(
+                concat!($name, "/canary-server-refuses"),
+                RealClient::$client,
+                Warn,
+                "canary: a value the client's rendering allows and the server's schema rejects (a model may send it)",
+                $source,
+                "answer such values with a tool error, and make the constraint expressible to the client",
+            ),
+            real(
+                concat!($name, "/canary-inexpressible"),
+                RealClient::$client,
+                Info,
+                "canary: a value the server accepts that the client's rendering cannot express (a model cannot send it)",
+                $source,
+                "restructure the schema so the client keeps the lost property or branch (see the drift)",
+            ),
+        )*];
+    };
+}
+
+real_rules! {
+    Inspector "inspector" INSPECTOR_SOURCE;
+    Mcpo "mcpo" MCPO_SOURCE_REAL;
+    CodexCli "codex-cli" CODEX_SOURCE;
+    ClaudeCode "claude-code" CLAUDE_CODE_SOURCE;
+    GeminiCli "gemini-cli" GEMINI_CLI_SOURCE;
 }
 
 #[cfg(test)]
@@ -660,11 +834,12 @@ mod tests {
 
     #[test]
     fn ids_are_unique_and_prefixed_by_their_adapter() {
-        for (i, a) in RULES.iter().enumerate() {
+        let all: Vec<&Rule> = catalogue().collect();
+        for (i, a) in all.iter().enumerate() {
             assert!(a.id.starts_with(&format!("{}/", a.adapter)) || a.id.starts_with("anthropic/"));
             assert!(!a.source.url.is_empty() && a.source.summary.ends_with('.'), "{}", a.id);
             assert!(!a.fix.is_empty());
-            for b in &RULES[i + 1..] {
+            for b in &all[i + 1..] {
                 assert_ne!(a.id, b.id);
             }
         }
@@ -673,7 +848,11 @@ mod tests {
     #[test]
     fn every_adapter_has_both_canary_rules() {
         use crate::canary::Direction;
-        for adapter in Adapter::EVERY {
+        let every = Adapter::EVERY
+            .into_iter()
+            .map(AnyAdapter::from)
+            .chain(RealClient::ALL.into_iter().map(AnyAdapter::from));
+        for adapter in every {
             for direction in
                 [Direction::RenderedAllowsServerRejects, Direction::ServerAllowsRenderedRejects]
             {
@@ -688,6 +867,12 @@ mod tests {
     fn every_adapter_has_rules() {
         for adapter in Adapter::EVERY {
             assert!(RULES.iter().any(|r| r.adapter == adapter), "{adapter}");
+        }
+        for client in RealClient::ALL {
+            assert_eq!(REAL_RULES.iter().filter(|r| r.adapter == client).count(), 8, "{client}");
+            assert!(REAL_RULES.iter().all(|r| !r.ambiguous));
+            assert_eq!(RealRule::NameRewritten.of(client).id, format!("{client}/name-rewritten"));
+            assert_eq!(RealRule::ListingLost.of(client).severity, Fail);
         }
     }
 }

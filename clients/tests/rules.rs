@@ -1,7 +1,7 @@
 //! Per rule: a tool that triggers it and a near miss that does not. Every rule of the catalogue
 //! must have a case here (the last test checks it).
 
-use mcp_fuzz_clients::{Adapter, RULES, Tool, listing_findings, render};
+use mcp_fuzz_clients::{Adapter, AnyAdapter, RULES, Tool, listing_findings, render};
 use serde_json::{Value, json};
 
 struct Case {
@@ -295,7 +295,10 @@ fn rules_reported(adapter: Adapter, tool: &Tool) -> Vec<&'static str> {
 }
 
 fn adapter_of(rule: &str) -> Adapter {
-    RULES.iter().find(|r| r.id == rule).expect("rule in catalogue").adapter
+    match RULES.iter().find(|r| r.id == rule).expect("rule in catalogue").adapter {
+        AnyAdapter::Modelled(adapter) => adapter,
+        real => panic!("{rule} is a rule of the real client {real}"),
+    }
 }
 
 #[test]

@@ -1,6 +1,8 @@
-//! `mcp-fuzz clients`: read the tools (a capture, one schema or a live server), run every
-//! adapter, send the canaries with `--call`, apply the policy and the baseline, render every
-//! requested format and pick the exit code (1 when a finding fails `--fail-on`).
+//! `mcp-fuzz clients`: read the tools (a capture, one schema or a live server), capture the real
+//! clients asked for (all at once, each against the server or a stand-in serving the listing),
+//! run every modelled adapter on every tool any handshake listed, send the canaries with
+//! `--call`, apply the policy and the baseline, render every requested format and pick the exit
+//! code (1 when a finding fails `--fail-on`, else 6 when a real client was not captured).
 
 use crate::cli::{AdapterName, ClientsArgs, ClientsFailOn, Format};
 use crate::errors::CliError;
@@ -9,23 +11,41 @@ use crate::{config, exit_code, input, session};
 use anyhow::Context as _;
 use mcp_fuzz_clients::analysis::analyse;
 use mcp_fuzz_clients::canary::Direction;
-use mcp_fuzz_clients::{Adapter, RULES, Tool};
-use mcp_fuzz_engine::classify::Outcome;
+use mcp_fuzz_clients::captured::analyse_capture;
+use mcp_fuzz_clients::real::{
+    self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, SubsetServer,
+    Through,
+};
+use mcp_fuzz_clients::{Adapter, Tool, catalogue};
+use mcp_fuzz_engine::classify::{Outcome, classify};
+use mcp_fuzz_engine::client::{ExitInfo, Reply};
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::server::{Keep, ListError};
-use mcp_fuzz_report::clients::model::{CallVerdict, CanaryOutcome, ClientsReport, FailOn, Input};
+use mcp_fuzz_report::clients::model::{
+    CallVerdict, CanaryOutcome, ClientsReport, FailOn, Input, RealClientRun, Served,
+    Through as CanaryThrough,
+};
 use mcp_fuzz_report::clients::policy::{decide, updated_baseline};
 use mcp_fuzz_report::clients::render;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Why: bisection re-runs a client once per probe (mcpo takes about 2 s); 24 runs name about
+/// four culprits among 40 tools and bound a lost listing to about a minute.
+const MAX_PROBES: usize = 24;
 
 /// `mcp-fuzz clients`.
 pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     if args.list_rules {
         let json = args.output.json || args.output.format.contains(&Format::Json);
         write_stdout(&if json {
+            let rules: Vec<_> = catalogue().collect();
             let rules =
-                serde_json::to_string_pretty(RULES).context("failed to serialise the rules")?;
+                serde_json::to_string_pretty(&rules).context("failed to serialise the rules")?;
             format!("{rules}\n")
         } else {
             rules_table()
@@ -39,21 +59,40 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(|p| input::read_baseline(p, args.update_baseline))
         .transpose()?;
-    let mut adapters: Vec<Adapter> = if args.adapters.is_empty() {
-        Adapter::ALL.to_vec()
-    } else {
-        args.adapters.iter().map(|a| adapter(*a)).collect()
-    };
-    adapters.sort();
-    adapters.dedup();
-    let (input, tools, read_only) = load(args)?;
+    let (adapters, clients) = adapters(&args.adapters);
+    let client_timeout = config::duration(&args.client_timeout, "--client-timeout")?;
+    let (input, mut tools, mut read_only) = load(args)?;
     if tools.is_empty() {
         return Err(CliError::NoTools { origin: input.origin }.into());
     }
+    let real = if clients.is_empty() {
+        None
+    } else {
+        Some(capture_clients(args, &clients, &tools, client_timeout)?)
+    };
+    let captures = real.as_ref().map_or(&[][..], |r| &r.captures[..]);
+    // Every tool any handshake listed: mcp-fuzz's first, then the ones only clients were shown.
+    let own = tools.len();
+    for listed in captures.iter().flat_map(|c| c.server_tools.iter().flatten()) {
+        if let Ok(tool) = Tool::parse_listed(listed)
+            && !tools.iter().any(|t| t.name == tool.name)
+        {
+            read_only.push(tool.read_only_hint());
+            tools.push(tool);
+        }
+    }
     let mut report =
         ClientsReport::new(&input, &analyse(tools.clone(), &adapters, args.seed), args.seed);
+    for entry in report.tools.iter_mut().skip(own) {
+        entry.listed_to_mcp_fuzz = false;
+    }
+    for capture in captures {
+        let judged = analyse_capture(&tools, capture, args.seed);
+        let served = real.as_ref().map_or(Served::Server, |r| r.served);
+        report.add_real(RealClientRun::of(capture, served), &judged);
+    }
     if args.call {
-        call_canaries(args, &tools, &read_only, &mut report)?;
+        call_canaries(args, &tools, &read_only, &mut report, real.as_ref())?;
     }
     let fail_on = match args.fail_on {
         ClientsFailOn::Fail => FailOn::Fail,
@@ -65,17 +104,140 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
     if let (true, Some(b), Some(path)) = (args.update_baseline, &known, &args.baseline) {
         write_atomically(path, &updated_baseline(&report, b).to_bytes())?;
     }
-    Ok(if report.failures > 0 { exit_code::FINDINGS } else { exit_code::SUCCESS })
+    Ok(if report.failures > 0 {
+        exit_code::FINDINGS
+    } else if report.real_clients.iter().any(|r| !r.is_captured()) {
+        exit_code::CLIENT_UNAVAILABLE
+    } else {
+        exit_code::SUCCESS
+    })
 }
 
-fn adapter(name: AdapterName) -> Adapter {
-    match name {
-        AdapterName::OpenaiStrict => Adapter::OpenaiStrict,
-        AdapterName::Anthropic => Adapter::Anthropic,
-        AdapterName::AnthropicStrict => Adapter::AnthropicStrict,
-        AdapterName::Gemini => Adapter::Gemini,
-        AdapterName::Openapi => Adapter::Openapi,
-        AdapterName::Mcp => Adapter::Mcp,
+/// The modelled adapters and the real clients named, each sorted and once; no name means the
+/// six default modelled adapters.
+fn adapters(names: &[AdapterName]) -> (Vec<Adapter>, Vec<RealClient>) {
+    if names.is_empty() {
+        return (Adapter::ALL.to_vec(), Vec::new());
+    }
+    let (mut modelled, mut clients) = (Vec::new(), Vec::new());
+    for name in names {
+        match name {
+            AdapterName::OpenaiStrict => modelled.push(Adapter::OpenaiStrict),
+            AdapterName::Anthropic => modelled.push(Adapter::Anthropic),
+            AdapterName::AnthropicStrict => modelled.push(Adapter::AnthropicStrict),
+            AdapterName::AnthropicStrictApi => modelled.push(Adapter::AnthropicStrictApi),
+            AdapterName::Gemini => modelled.push(Adapter::Gemini),
+            AdapterName::Openapi => modelled.push(Adapter::Openapi),
+            AdapterName::Mcp => modelled.push(Adapter::Mcp),
+            AdapterName::Inspector => clients.push(RealClient::Inspector),
+            AdapterName::Mcpo => clients.push(RealClient::Mcpo),
+            AdapterName::CodexCli => clients.push(RealClient::CodexCli),
+            AdapterName::ClaudeCode => clients.push(RealClient::ClaudeCode),
+            AdapterName::GeminiCli => clients.push(RealClient::GeminiCli),
+            AdapterName::Real => clients.extend(RealClient::ALL),
+        }
+    }
+    modelled.sort();
+    modelled.dedup();
+    clients.sort();
+    clients.dedup();
+    (modelled, clients)
+}
+
+/// What the real clients need after their captures: how the server was given to them.
+struct RealRun {
+    captures: Vec<Capture>,
+    served: Served,
+    spec: ClientServer,
+    options: CaptureOptions,
+}
+
+/// Captures every real client in `clients` at once, each in its own throwaway directory: against
+/// the server command when there is one (each client speaks its own handshake to it), else
+/// against the stand-in serving `tools`. A lost listing is bisected on the stand-in. Ctrl-C and
+/// SIGTERM kill every client started.
+fn capture_clients(
+    args: &ClientsArgs,
+    clients: &[RealClient],
+    tools: &[Tool],
+    timeout: Duration,
+) -> anyhow::Result<RealRun> {
+    let listings = Listings::new().context("failed to create a directory for the stand-in")?;
+    let exe = std::env::current_exe().context("failed to find the mcp-fuzz executable")?;
+    let server_command =
+        args.tools.is_none() && args.schema.is_none() && args.target.http.is_none();
+    let (spec, served) = if server_command {
+        let target = &args.target;
+        let (program, rest) = target
+            .command
+            .split_first()
+            .ok_or_else(|| CliError::Usage("no server command".into()))?;
+        let mut spec = ClientServer::new(program);
+        spec.args = rest.to_vec();
+        spec.env = config::env_pairs(target)?.into_iter().collect();
+        spec.cwd.clone_from(&target.cwd);
+        (spec, Served::Server)
+    } else {
+        let raw: Vec<Value> = tools.iter().map(|t| t.raw.clone()).collect();
+        let file = listings.write(&raw).context("failed to write the listing for the stand-in")?;
+        (stand_in(&exe, &file), Served::Listing)
+    };
+    let subset: SubsetServer = {
+        let listings = listings.clone();
+        Arc::new(move |subset: &[Value]| {
+            listings.write(subset).map(|f| stand_in(&exe, &f)).map_err(|e| e.to_string())
+        })
+    };
+    let options = CaptureOptions {
+        timeout,
+        clients_dir: args.clients_dir.clone(),
+        subset_server: Some(subset),
+        max_probes: MAX_PROBES,
+        pin: args.pin,
+        ..CaptureOptions::default()
+    };
+    let (clients, s, o) = (clients.to_vec(), spec.clone(), options.clone());
+    let captures = in_background(move || real::capture_all(&clients, &s, &o))?;
+    Ok(RealRun { captures, served, spec, options })
+}
+
+/// The stand-in serving `file`: this executable's hidden `serve-listing` command.
+fn stand_in(exe: &Path, file: &Path) -> ClientServer {
+    ClientServer::new(exe).arg("serve-listing").arg(file.to_string_lossy())
+}
+
+/// A throwaway directory of listing files for the stand-in, removed when the last handle goes.
+#[derive(Clone)]
+struct Listings(Arc<ListingsDir>);
+
+struct ListingsDir {
+    dir: PathBuf,
+    next: AtomicU64,
+}
+
+impl Listings {
+    fn new() -> std::io::Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir()
+            .join(format!("mcp-fuzz-listings-{}-{nanos:x}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self(Arc::new(ListingsDir { dir, next: AtomicU64::new(0) })))
+    }
+
+    /// Writes one listing file and returns its path.
+    fn write(&self, tools: &[Value]) -> std::io::Result<PathBuf> {
+        let n = self.0.next.fetch_add(1, Ordering::Relaxed);
+        let path = self.0.dir.join(format!("listing-{n}.json"));
+        real::write_listing(&path, tools)?;
+        Ok(path)
+    }
+}
+
+impl Drop for ListingsDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -118,69 +280,226 @@ fn load(args: &ClientsArgs) -> anyhow::Result<(Input, Vec<Tool>, Vec<Option<bool
     Ok((Input { origin, problems, truncated: listing.truncated }, listing.tools, read_only))
 }
 
+/// How a canary is sent: by mcp-fuzz itself, or through a real client that can call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Direct,
+    Through(RealClient),
+}
+
 /// `--call`: sends every distinct canary of the first kind (the rendering allows it, the
 /// server's schema rejects it) to the server, with the same read-only gate and judgement as
-/// `run`, and records the outcome on each canary. A canary the server fails on becomes a `fail`
-/// finding.
+/// `run`, and records the outcome on each canary. A canary of mcpo or the Inspector CLI goes
+/// through that client when it ran the server itself; the others go straight to the server. A
+/// canary the server fails on becomes a `fail` finding.
 fn call_canaries(
     args: &ClientsArgs,
     tools: &[Tool],
     read_only: &[Option<bool>],
     report: &mut ClientsReport,
+    real: Option<&RealRun>,
 ) -> anyhow::Result<()> {
-    let spec = config::server(&args.target)?;
-    let mut failures = 0_u64;
-    session::block_on(async {
-        let mut server: Option<mcp_fuzz_engine::server::Instance<'_>> = None;
-        let mut done: Vec<(usize, Value, CanaryOutcome)> = Vec::new();
-        for (index, tool) in report.tools.iter_mut().enumerate() {
-            let name = &tools[index].name;
-            for canary in tool.adapters.iter_mut().flat_map(|a| a.canaries.iter_mut()) {
-                let Some(part) = canary.canary.as_mut() else { continue };
+    // Every distinct (route, tool, witness) to send, and where each canary's outcome goes.
+    let mut sends: Vec<(Route, usize, Value)> = Vec::new();
+    let mut outcomes: Vec<Option<CanaryOutcome>> = Vec::new();
+    let mut slots: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (t, tool) in report.tools.iter().enumerate() {
+        for (a, entry) in tool.adapters.iter().enumerate() {
+            for (c, canary) in entry.canaries.iter().enumerate() {
+                let Some(part) = canary.canary.as_ref() else { continue };
                 if part.direction != Direction::RenderedAllowsServerRejects {
                     continue;
                 }
-                let known = done.iter().find(|(i, v, _)| *i == index && *v == part.witness);
-                let outcome = if let Some((_, _, o)) = known {
-                    o.clone()
-                } else {
-                    let outcome = if read_only[index] != Some(true) && !args.include_destructive {
-                        skipped("not annotated readOnlyHint: true (pass --include-destructive)")
-                    } else if let Value::Object(arguments) = &part.witness {
-                        if server.is_none() {
-                            server = Some(session::start(&spec).await?);
-                        }
-                        let s = server.as_mut().expect("started");
-                        let called = s
-                            .call(name, arguments, None, Keep::default())
-                            .await
-                            .map_err(|e| session::start_error(&e, &spec.target))?;
-                        CanaryOutcome::Called {
-                            verdict: verdict(&called.outcome),
-                            outcome: called.outcome,
-                        }
-                    } else {
-                        skipped(
-                            "the canary is not a JSON object, so it cannot be sent as arguments",
-                        )
-                    };
-                    done.push((index, part.witness.clone(), outcome.clone()));
-                    outcome
+                let route = match (entry.adapter.real(), real) {
+                    (Some(client), Some(r))
+                        if r.served == Served::Server && real::can_call(client) =>
+                    {
+                        Route::Through(client)
+                    }
+                    _ => Route::Direct,
                 };
-                if matches!(outcome, CanaryOutcome::Called { verdict: CallVerdict::Failure, .. }) {
-                    failures += 1;
-                    canary.severity = mcp_fuzz_clients::Severity::Fail;
-                }
-                part.outcome = outcome;
+                let key = (route, t, part.witness.clone());
+                let index = sends.iter().position(|s| *s == key).unwrap_or_else(|| {
+                    let gate = if read_only[t] != Some(true) && !args.include_destructive {
+                        Some(skipped(
+                            "not annotated readOnlyHint: true (pass --include-destructive)",
+                        ))
+                    } else if !part.witness.is_object() {
+                        Some(skipped(
+                            "the canary is not a JSON object, so it cannot be sent as arguments",
+                        ))
+                    } else {
+                        None
+                    };
+                    sends.push(key);
+                    outcomes.push(gate);
+                    sends.len() - 1
+                });
+                slots.push((t, a, c, index));
             }
         }
-        if let Some(mut s) = server {
-            s.close().await;
+    }
+    send_direct(args, tools, &sends, &mut outcomes)?;
+    if let Some(r) = real {
+        send_through(args, r, tools, &sends, &mut outcomes)?;
+    }
+    let mut failures = 0_u64;
+    for (t, a, c, index) in slots {
+        let outcome = outcomes[index].clone().unwrap_or_else(|| skipped("not sent"));
+        let canary = &mut report.tools[t].adapters[a].canaries[c];
+        if matches!(outcome, CanaryOutcome::Called { verdict: CallVerdict::Failure, .. }) {
+            failures += 1;
+            canary.severity = mcp_fuzz_clients::Severity::Fail;
         }
-        Ok(())
-    })?;
+        if let Some(part) = canary.canary.as_mut() {
+            part.outcome = outcome;
+        }
+    }
     report.canary_call_failures = Some(failures);
     Ok(())
+}
+
+/// Sends the direct canaries not yet decided to the server, one server instance for all.
+fn send_direct(
+    args: &ClientsArgs,
+    tools: &[Tool],
+    sends: &[(Route, usize, Value)],
+    outcomes: &mut [Option<CanaryOutcome>],
+) -> anyhow::Result<()> {
+    let todo: Vec<usize> = (0..sends.len())
+        .filter(|&i| sends[i].0 == Route::Direct && outcomes[i].is_none())
+        .collect();
+    if todo.is_empty() {
+        return Ok(());
+    }
+    let spec = config::server(&args.target)?;
+    session::block_on(async {
+        let mut server = session::start(&spec).await?;
+        for i in todo {
+            let (_, t, witness) = &sends[i];
+            let Value::Object(arguments) = witness else { continue };
+            let called = server
+                .call(&tools[*t].name, arguments, None, Keep::default())
+                .await
+                .map_err(|e| session::start_error(&e, &spec.target))?;
+            outcomes[i] = Some(CanaryOutcome::Called {
+                verdict: verdict(&called.outcome),
+                outcome: called.outcome,
+                through: None,
+            });
+        }
+        server.close().await;
+        Ok(())
+    })
+}
+
+/// Sends the canaries of clients that can call through them (all of one client's at once).
+fn send_through(
+    args: &ClientsArgs,
+    real: &RealRun,
+    tools: &[Tool],
+    sends: &[(Route, usize, Value)],
+    outcomes: &mut [Option<CanaryOutcome>],
+) -> anyhow::Result<()> {
+    for client in RealClient::ALL {
+        let todo: Vec<usize> = (0..sends.len())
+            .filter(|&i| sends[i].0 == Route::Through(client) && outcomes[i].is_none())
+            .collect();
+        if todo.is_empty() {
+            continue;
+        }
+        let calls: Vec<Call> = todo
+            .iter()
+            .map(|&i| Call { tool: tools[sends[i].1].name.clone(), arguments: sends[i].2.clone() })
+            .collect();
+        let result = match real::discover(client, args.clients_dir.as_deref()) {
+            Ok(install) => {
+                let (spec, options) = (real.spec.clone(), real.options.clone());
+                in_background(move || real::call_through(&install, &spec, &calls, &options))?
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        match result {
+            Ok(answers) => {
+                for (i, answer) in todo.into_iter().zip(answers) {
+                    outcomes[i] = Some(through_outcome(client, answer));
+                }
+            }
+            Err(why) => {
+                for i in todo {
+                    outcomes[i] = Some(skipped(&format!("{client} could not send it: {why}")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a call through a client means, judged as `run` judges the server's answer.
+fn through_outcome(client: RealClient, answer: Through) -> CanaryOutcome {
+    let via = |said: String| Some(CanaryThrough { client, said });
+    let called = |outcome: Outcome, said: String| CanaryOutcome::Called {
+        verdict: verdict(&outcome),
+        outcome,
+        through: via(said),
+    };
+    match answer {
+        Through::Answered { response, client: said } => called(judge_response(&response), said),
+        Through::NotSent { client: said } => {
+            CanaryOutcome::Blocked { through: CanaryThrough { client, said } }
+        }
+        Through::ServerExited { status, client: said } => {
+            let exit = match status {
+                Some(s) if s > 128 => ExitInfo { code: None, signal: Some(s - 128) },
+                other => ExitInfo { code: other, signal: None },
+            };
+            called(Outcome::Exited { exit, stderr: Vec::new() }, said)
+        }
+        Through::NoAnswer { client: said } => called(Outcome::Timeout, said),
+        _ => skipped(&format!("{client} answered in a way this mcp-fuzz does not know")),
+    }
+}
+
+/// The server's JSON-RPC response to a `tools/call`, judged by the engine's classifier.
+fn judge_response(response: &Value) -> Outcome {
+    if let Some(result) = response.get("result") {
+        return classify(Reply::Result(result.clone()), None, Vec::new);
+    }
+    if let Some(error) = response.get("error") {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+        return classify(Reply::RpcError { code, message }, None, Vec::new);
+    }
+    Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
+}
+
+/// Runs blocking client work on a thread of its own, so that Ctrl-C and SIGTERM stop the command
+/// (and every client it started) at once.
+fn in_background<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> anyhow::Result<T> {
+    let done = session::block_on(async move {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(work());
+        });
+        loop {
+            match rx.try_recv() {
+                Ok(value) => return Ok(value),
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    anyhow::bail!("the real-client work ended without a result")
+                }
+            }
+        }
+    });
+    if done.is_err() {
+        // Interrupted: the thread does not unwind, so end its clients here.
+        real::stop_all();
+    }
+    done
 }
 
 fn skipped(reason: &str) -> CanaryOutcome {
@@ -200,7 +519,7 @@ fn verdict(outcome: &Outcome) -> CallVerdict {
 /// `--list-rules`: the catalogue as text.
 fn rules_table() -> String {
     let mut s = String::new();
-    for r in RULES {
+    for r in catalogue() {
         let _ = writeln!(
             s,
             "{}  [{}{}]\n  {}\n  source: {}\n          {}\n  fix: {}\n",

@@ -8,4 +8,5 @@ pub mod r#gen; // `gen` is a reserved keyword since edition 2024.
 pub mod merge;
 pub mod replay;
 pub mod run;
+pub mod serve_listing;
 pub mod snapshot;

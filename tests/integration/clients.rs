@@ -13,7 +13,7 @@ const USAGE: i32 = 2;
 const SERVER_START: i32 = 3;
 const NO_TOOLS: i32 = 4;
 
-fn check_schema(report: &Value) {
+pub(crate) fn check_schema(report: &Value) {
     let schema: Value = serde_json::from_str(include_str!("../../docs/clients.schema.json"))
         .expect("clients schema is JSON");
     let validator = jsonschema::options()
@@ -35,7 +35,7 @@ fn json_report(args: &[&str]) -> (i32, Value) {
     (run.code, report)
 }
 
-fn adapter<'a>(report: &'a Value, tool: &str, name: &str) -> &'a Value {
+pub(crate) fn adapter<'a>(report: &'a Value, tool: &str, name: &str) -> &'a Value {
     report["tools"]
         .as_array()
         .expect("tools")
@@ -47,7 +47,7 @@ fn adapter<'a>(report: &'a Value, tool: &str, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name} result for {tool}"))
 }
 
-fn rules(result: &Value) -> Vec<&str> {
+pub(crate) fn rules(result: &Value) -> Vec<&str> {
     result["findings"]
         .as_array()
         .expect("findings")

@@ -15,6 +15,7 @@ mod formats;
 mod r#gen; // `gen` is a reserved keyword since edition 2024.
 mod http;
 mod partition;
+mod real_clients;
 mod run;
 mod session;
 mod snapshots;

@@ -35,7 +35,7 @@ impl<'a> Ctx<'a> {
     pub(crate) fn emit(&mut self, id: &str, pointer: &str, detail: impl Into<String>) {
         let rule = rule(id);
         self.findings.push(Finding {
-            adapter: self.adapter,
+            adapter: self.adapter.into(),
             rule: rule.id,
             severity: rule.severity,
             ambiguous: rule.ambiguous,

@@ -100,6 +100,9 @@ pub struct CaptureOptions {
     pub subset_server: Option<SubsetServer>,
     /// The most extra runs one capture may spend on bisection.
     pub max_probes: usize,
+    /// Run only the pinned version ([`RealClient::pinned_version`]): another version found is
+    /// [`CaptureStatus::WrongVersion`] and is not run.
+    pub pin: bool,
 }
 
 impl Default for CaptureOptions {
@@ -112,6 +115,7 @@ impl Default for CaptureOptions {
             client_env: BTreeMap::new(),
             subset_server: None,
             max_probes: 40,
+            pin: false,
         }
     }
 }
@@ -126,13 +130,14 @@ impl fmt::Debug for CaptureOptions {
             .field("client_env", &self.client_env)
             .field("subset_server", &self.subset_server.as_ref().map(|_| "set"))
             .field("max_probes", &self.max_probes)
+            .field("pin", &self.pin)
             .finish()
     }
 }
 
 /// Whether the capture worked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "status")]
+#[serde(rename_all = "kebab-case", rename_all_fields = "camelCase", tag = "status")]
 #[non_exhaustive]
 pub enum CaptureStatus {
     /// The client ran and its rendering was read (possibly with every tool lost: see
@@ -141,6 +146,15 @@ pub enum CaptureStatus {
     /// The client is not installed.
     NotInstalled {
         /// How to install it.
+        install_hint: String,
+    },
+    /// With [`CaptureOptions::pin`]: the client found is not the pinned version; it was not run.
+    WrongVersion {
+        /// The version found (`None` when it could not be read).
+        found: Option<String>,
+        /// The executable found.
+        program: PathBuf,
+        /// How to install the pinned version.
         install_hint: String,
     },
     /// The client could not be run or produced nothing readable.
@@ -169,6 +183,8 @@ pub struct CapturedTool {
     /// The input schema exactly as the client sent it (for mcpo: the request body's schema with
     /// its `components` references resolved); `None` when the client sends none.
     pub input_schema: Option<Value>,
+    /// The output schema the client keeps, when it shows one (the Inspector CLI prints it).
+    pub output_schema: Option<Value>,
     /// The `strict` flag the client set, where it sets one (Codex sends `false`).
     pub strict: Option<bool>,
     /// What the client's log says about this tool (normalised, truncated...).
@@ -228,6 +244,8 @@ pub struct Capture {
     pub client: RealClient,
     /// Its version, when known.
     pub version: Option<String>,
+    /// The executable that ran (or was found), when one was found.
+    pub program: Option<PathBuf>,
     /// Whether it worked.
     #[serde(flatten)]
     pub status: CaptureStatus,
@@ -271,6 +289,7 @@ impl Capture {
         Self {
             client,
             version,
+            program: None,
             status,
             tools: Vec::new(),
             lost: Vec::new(),
@@ -326,6 +345,20 @@ pub fn capture(client: RealClient, spec: &ServerSpec, options: &CaptureOptions) 
             );
         }
     };
+    if options.pin && !install.is_pinned() {
+        let mut c = Capture::empty(
+            client,
+            install.version.clone(),
+            CaptureStatus::WrongVersion {
+                found: install.version.clone(),
+                program: install.program.clone(),
+                install_hint: client.install_hint(),
+            },
+            started.elapsed(),
+        );
+        c.program = Some(install.program);
+        return c;
+    }
     let mut result = capture_with(&install, spec, options);
     result.elapsed = started.elapsed();
     result
@@ -380,14 +413,28 @@ pub fn capture_with(
             },
             elapsed,
         );
+        c.program = Some(install.program.clone());
         c.handshake = failed.transcript.as_ref().and_then(|t| t.handshake.clone());
         c.server_tools = failed.transcript.and_then(|t| t.listed);
         c
     };
-    let single = match run_once(install, spec, options) {
+    let mut single = match run_once(install, spec, options) {
         Ok(single) => single,
         Err(failed) => return broken(failed, started.elapsed()),
     };
+    // A client that shows none of the tools without a word may have asked its model before the
+    // server was ready (a start-up race under load): one more run tells a race from a loss.
+    if single.failure.as_ref().is_some_and(|f| f.source == ReasonSource::Silent)
+        && let Ok(mut again) = run_once(install, spec, options)
+        && again.failure.is_none()
+    {
+        again.notes.push(
+            "a first run showed the model none of the tools without a word; this second run \
+             showed them (a start-up race, not a loss)"
+                .into(),
+        );
+        single = again;
+    }
     // A lost listing is about the schemas only when the server did list them.
     if let (Some(loss), None) = (&single.failure, &single.transcript.listed) {
         let answered = if single.transcript.initialized { "answered" } else { "did not answer" };
@@ -405,6 +452,7 @@ pub fn capture_with(
     let mut capture = Capture {
         client,
         version: install.version.clone(),
+        program: Some(install.program.clone()),
         status: CaptureStatus::Captured,
         tools: single.tools,
         lost: single.lost,
@@ -453,34 +501,61 @@ struct Single {
     notes: Vec<String>,
 }
 
+/// One client run's throwaway directory, capture marker and tap, with the server behind the tap.
+pub(crate) struct Prepared {
+    scratch: Scratch,
+    marker: String,
+    pub(crate) tap: Tap,
+    wrapped: ServerSpec,
+}
+
+impl Prepared {
+    /// Checks `spec`, makes the scratch directory and puts the server behind the tap.
+    pub(crate) fn new(
+        install: &Installation,
+        spec: &ServerSpec,
+        options: &CaptureOptions,
+    ) -> Result<Self, Failed> {
+        spec.check()?;
+        let root = options.scratch_root.clone().unwrap_or_else(std::env::temp_dir);
+        let scratch = Scratch::new(&root, install.client.as_str(), options.keep_scratch)?;
+        let marker = unique();
+        let mut marked = spec.clone();
+        marked.env.insert(super::process::MARKER_VAR.to_owned(), marker.clone());
+        let (tap, wrapped) = Tap::wrap(&marked, &scratch.dir("tap")?)?;
+        Ok(Self { scratch, marker, tap, wrapped })
+    }
+
+    /// What a driver needs for one run, with a deadline `options.timeout` from now.
+    pub(crate) fn run<'a>(
+        &'a self,
+        install: &'a Installation,
+        options: &'a CaptureOptions,
+    ) -> driver::Run<'a> {
+        driver::Run {
+            install,
+            server: &self.wrapped,
+            scratch: &self.scratch,
+            marker: &self.marker,
+            timeout: options.timeout,
+            deadline: Instant::now() + options.timeout,
+            client_env: &options.client_env,
+        }
+    }
+}
+
 fn run_once(
     install: &Installation,
     spec: &ServerSpec,
     options: &CaptureOptions,
 ) -> Result<Single, Failed> {
-    spec.check()?;
-    let client = install.client;
-    let root = options.scratch_root.clone().unwrap_or_else(std::env::temp_dir);
-    let scratch = Scratch::new(&root, client.as_str(), options.keep_scratch)?;
-    let marker = unique();
-    let mut marked = spec.clone();
-    marked.env.insert(super::process::MARKER_VAR.to_owned(), marker.clone());
-    let (tap, wrapped) = Tap::wrap(&marked, &scratch.dir("tap")?)?;
-    let run = driver::Run {
-        install,
-        server: &wrapped,
-        scratch: &scratch,
-        marker: &marker,
-        timeout: options.timeout,
-        deadline: Instant::now() + options.timeout,
-        client_env: &options.client_env,
-    };
-    let outcome = driver::run(&run).map_err(|mut f| {
-        f.transcript = Some(Box::new(tap.read()));
+    let prepared = Prepared::new(install, spec, options)?;
+    let outcome = driver::run(&prepared.run(install, options)).map_err(|mut f| {
+        f.transcript = Some(Box::new(prepared.tap.read()));
         f
     })?;
-    let transcript = tap.read();
-    Ok(interpret(client, outcome, transcript))
+    let transcript = prepared.tap.read();
+    Ok(interpret(install.client, outcome, transcript))
 }
 
 /// Maps names back and accounts for every listed tool.
@@ -534,7 +609,11 @@ fn interpret(client: RealClient, outcome: Outcome, transcript: Transcript) -> Si
                 if !accounted.contains(*name) {
                     lost.push(LostTool {
                         name: (*name).to_owned(),
-                        reason: "listed by the server, not exposed by the client, and the client gave no reason".into(),
+                        reason: driver::silent_reason(client, name).unwrap_or_else(|| {
+                            "the server listed it; nothing the client printed or logged \
+                             mentions it"
+                                .into()
+                        }),
                         source: ReasonSource::Silent,
                     });
                 }

@@ -90,19 +90,24 @@ impl RealClient {
         }
     }
 
-    /// How to install the pinned version.
+    /// How to install the pinned version: on `PATH` from its registry, or all five with
+    /// `scripts/install-clients.sh` from a checkout.
     #[must_use]
     pub fn install_hint(self) -> String {
         let (registry, name) = self.package().split_once(':').expect("registry:name");
         let pinned = self.pinned_version();
-        let what = if registry == "npm" {
-            format!("{name}@{pinned}")
+        let on_path = if registry == "npm" {
+            format!("`npm install -g {name}@{pinned}`")
         } else {
-            format!("{name}=={pinned}")
+            // See scripts/clients/requirements.txt: mcpo 0.0.20 breaks with mcp 2 and fastapi 0.145.
+            format!(
+                "`pip install {name}=={pinned} \"mcp<2\" \"fastapi<0.145\"` (in a venv on PATH)"
+            )
         };
         format!(
-            "run `scripts/install-clients.sh` (installs {what} and the other clients into \
-             target/clients), or point MCP_FUZZ_CLIENTS_DIR at a directory it installed into"
+            "install it with {on_path}, or from a checkout of mcp-fuzz run \
+             `scripts/install-clients.sh` (all five clients into target/clients); --clients-dir \
+             or MCP_FUZZ_CLIENTS_DIR names another directory that script installed into"
         )
     }
 

@@ -1,5 +1,6 @@
 //! Just enough HTTP/1.1 for loopback: read one request (`Content-Length` or chunked body), write
-//! one response, and a `GET` client for mcpo's `/openapi.json`. Every read has a deadline.
+//! one response, and a client for mcpo (`GET /openapi.json`, `POST /<tool>`). Every read has a
+//! deadline.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -160,14 +161,41 @@ pub(crate) fn write_response(
 /// `GET path` on `addr` with `Connection: close`: the status and the body. Connect, write and
 /// every read are bounded by `timeout`.
 pub(crate) fn get(addr: SocketAddr, path: &str, timeout: Duration) -> io::Result<(u16, Vec<u8>)> {
+    exchange(addr, "GET", path, None, timeout)
+}
+
+/// `POST path` with a JSON body on `addr` with `Connection: close`: the status and the body,
+/// bounded like [`get`].
+pub(crate) fn post_json(
+    addr: SocketAddr,
+    path: &str,
+    body: &[u8],
+    timeout: Duration,
+) -> io::Result<(u16, Vec<u8>)> {
+    exchange(addr, "POST", path, Some(body), timeout)
+}
+
+fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    timeout: Duration,
+) -> io::Result<(u16, Vec<u8>)> {
     let deadline = Instant::now() + timeout;
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
+    let length = body.map_or_else(String::new, |b| {
+        format!("content-type: application/json\r\ncontent-length: {}\r\n", b.len())
+    });
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\naccept: application/json\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\naccept: application/json\r\n{length}\r\n"
     )?;
+    if let Some(b) = body {
+        stream.write_all(b)?;
+    }
     let mut reader = BufReader::new(stream);
     let status_line = read_line(&mut reader, MAX_HEAD)?;
     let status: u16 = status_line
@@ -181,6 +209,20 @@ pub(crate) fn get(addr: SocketAddr, path: &str, timeout: Duration) -> io::Result
         return Err(io::ErrorKind::TimedOut.into());
     }
     Ok((status, body))
+}
+
+/// `path` with every byte outside the unreserved set and `/` percent-encoded (tool names may
+/// hold spaces or non-ASCII letters).
+pub(crate) fn encode_path(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            let _ = std::fmt::Write::write_fmt(&mut out, format_args!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -215,6 +257,13 @@ mod tests {
             assert!(read_request(&mut raw.as_bytes()).is_err(), "{raw:?}");
         }
         assert!(read_request(&mut "".as_bytes()).expect("clean eof").is_none());
+    }
+
+    #[test]
+    fn paths_are_percent_encoded() {
+        assert_eq!(encode_path("/space name"), "/space%20name");
+        assert_eq!(encode_path("/unicode_é"), "/unicode_%C3%A9");
+        assert_eq!(encode_path("/dot.name-x_y~"), "/dot.name-x_y~");
     }
 
     #[test]

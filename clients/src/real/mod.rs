@@ -11,12 +11,15 @@
 //!   every tool because of some (culprits from its log, or by bisection with a
 //!   [`SubsetServer`]), what it declared in `initialize` ([`Handshake`]) and what the server
 //!   listed to it, and the raw request it sent. [`capture_all`] runs several at once.
+//! - [`call_through`] sends calls through a client that can call (mcpo's `POST /<tool>`, the
+//!   Inspector CLI's `tools/call`) and reads the server's answers off the wire ([`Through`]).
 //! - The agent CLIs talk to a loopback stand-in for their model provider that records the first
 //!   request carrying tools and answers one minimal streamed reply, so each exits after one turn.
 //!
 //! See `DESIGN.md` in this directory for process control and the loopback design. Install the
 //! clients with `scripts/install-clients.sh`.
 
+mod call;
 mod capture;
 mod client;
 mod discover;
@@ -27,8 +30,10 @@ mod names;
 mod process;
 mod provider;
 mod scratch;
+mod stand_in;
 mod tap;
 
+pub use call::{Call, Through, call_through, can_call};
 pub use capture::{
     Capture, CaptureOptions, CaptureStatus, CapturedTool, ListingFailure, LostTool, ReasonSource,
     ServerSpec, SubsetServer, capture, capture_all, capture_with,
@@ -36,5 +41,7 @@ pub use capture::{
 pub use client::RealClient;
 pub use discover::{CLIENTS_DIR_VAR, Installation, Origin, discover, discover_all, search_dirs};
 pub use error::RealError;
-pub use process::MARKER_VAR;
+pub(crate) use names::prefix as name_prefix;
+pub use process::{MARKER_VAR, stop_all};
+pub use stand_in::{NOT_CALLED, serve_listing, serve_listing_file, write_listing};
 pub use tap::Handshake;

@@ -9,6 +9,7 @@ use nix::unistd::Pid;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -67,6 +68,31 @@ impl Collector {
 /// helpers) with a value unique to the capture: how leftovers are found and killed.
 pub const MARKER_VAR: &str = "MCP_FUZZ_CAPTURE";
 
+/// Set by [`stop_all`]: no client is started any more.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Kills every client this process started (each capture's marker begins with our pid) and
+/// everything they started, removes the captures' throwaway directories, and refuses to start
+/// any client afterwards. For Ctrl-C, SIGTERM and panic hooks: capture threads that are not
+/// joined do not unwind, so their `Drop`s never run.
+pub fn stop_all() {
+    STOPPING.store(true, Ordering::SeqCst);
+    let own = format!("{}-", std::process::id());
+    let prefixes = [format!("{MARKER_VAR}={own}"), format!("{MARKER_VAR}=version-{own}")];
+    for _ in 0..3 {
+        let found: Vec<Pid> =
+            pids_where(|entry| prefixes.iter().any(|p| entry.starts_with(p.as_bytes())));
+        if found.is_empty() {
+            break;
+        }
+        for pid in found {
+            let _ = kill(pid, Signal::SIGKILL);
+        }
+        thread::sleep(POLL);
+    }
+    super::scratch::remove_all();
+}
+
 /// A running client. Dropping it kills the group and sweeps the marker.
 pub(crate) struct Proc {
     child: Child,
@@ -91,6 +117,12 @@ impl Proc {
     /// process group. `marker` must already be in the command's environment as
     /// `MCP_FUZZ_CAPTURE=<marker>`.
     pub(crate) fn spawn(mut command: Command, marker: &str) -> std::io::Result<Self> {
+        if STOPPING.load(Ordering::SeqCst) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "mcp-fuzz is stopping: no client is started",
+            ));
+        }
         command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
         let mut child = command.spawn()?;
         let pid = i32::try_from(child.id()).expect("a pid fits in i32");
@@ -186,6 +218,11 @@ pub(crate) fn sweep(marker: &str) -> usize {
 
 /// The pids (other than ours) whose environment contains the exact entry `needle`.
 pub(crate) fn marked_pids(needle: &str) -> Vec<Pid> {
+    pids_where(|entry| entry == needle.as_bytes())
+}
+
+/// The pids (other than ours) with an environment entry for which `matches` holds.
+fn pids_where(matches: impl Fn(&[u8]) -> bool) -> Vec<Pid> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     let own = std::process::id();
     let mut found = Vec::new();
@@ -198,7 +235,7 @@ pub(crate) fn marked_pids(needle: &str) -> Vec<Pid> {
         }
         // Unreadable (another user's process, or it just exited): not ours.
         let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
-        if environ.split(|b| *b == 0).any(|e| e == needle.as_bytes())
+        if environ.split(|b| *b == 0).any(&matches)
             && let Ok(raw) = i32::try_from(pid)
         {
             found.push(Pid::from_raw(raw));

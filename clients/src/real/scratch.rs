@@ -3,6 +3,7 @@
 
 use super::RealError;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,6 +14,20 @@ pub(crate) fn unique() -> String {
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     format!("{}-{n}-{nanos:x}", std::process::id())
+}
+
+/// The scratch directories alive now (removed by [`remove_all`] when the process stops early).
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes every scratch directory still alive (see `process::stop_all`).
+pub(crate) fn remove_all() {
+    for path in std::mem::take(&mut *live()) {
+        let _ = std::fs::remove_dir_all(path);
+    }
 }
 
 /// A directory removed on drop (unless kept).
@@ -27,6 +42,9 @@ impl Scratch {
         let path = root.join(format!("mcp-fuzz-{label}-{}", unique()));
         std::fs::create_dir_all(&path)
             .map_err(|source| RealError::Scratch { path: path.clone(), source })?;
+        if !keep {
+            live().push(path.clone());
+        }
         Ok(Self { path, keep })
     }
 
@@ -52,6 +70,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !self.keep {
+            live().retain(|p| p != &self.path);
             let _ = std::fs::remove_dir_all(&self.path);
         }
     }

@@ -1,8 +1,9 @@
-//! A transparent tap between a client and the server it spawns: the client is given
-//! `/bin/sh -c '… tee IN | SERVER | tee OUT'` instead of the server, so both directions of the
-//! stdio JSON-RPC stream are recorded byte for byte while the client speaks its own handshake.
-//! From the two files we read what the client declared (`initialize`) and what the server listed
-//! to it (`tools/list`, every page).
+//! A transparent tap between a client and the server it spawns: the client is given a
+//! `/bin/sh -c` script that runs `tee IN`, the server and `tee OUT` joined by two FIFOs instead
+//! of the server, so both directions of the stdio JSON-RPC stream are recorded byte for byte
+//! while the client speaks its own handshake. From the two files we read what the client
+//! declared (`initialize`), what the server listed to it (`tools/list`, every page) and what it
+//! answered to each call; a third file gets the server's exit status.
 
 use super::RealError;
 use super::capture::ServerSpec;
@@ -11,11 +12,24 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The shell script of the tap. Positional parameters: the working directory, the absolute path
-/// of `tee`, the two transcript files, then the server command. `exec`-free on purpose: the shell
-/// stays the process the client started and owns, as if it were the server.
-const SCRIPT: &str =
-    r#"cd "$1" || exit 97; t=$2; i=$3; o=$4; shift 4; "$t" -a "$i" | "$@" | "$t" -a "$o""#;
+/// The shell script of the tap. Positional parameters: the working directory, the absolute paths
+/// of `tee` and `mkfifo`, the two transcript files, the FIFOs' base path, the status file, then
+/// the server command. `exec`-free on purpose: the shell stays the process the client started and
+/// owns, as if it were the server, and behaves like one:
+///
+/// - the server's exit ends the shell with its status (recorded in the status file), whether or
+///   not the client still holds the server's stdin (the input `tee` is killed);
+/// - SIGTERM, SIGINT or SIGHUP from the client (how SDK clients close a server that does not exit
+///   at end of input) is passed to the server, so the client's pipes close; a plain pipeline
+///   would leave the server and the output `tee` running, holding the client's stdout open;
+/// - the `tee`s' stderr goes to `/dev/null`, so only the server holds the client's stderr.
+const SCRIPT: &str = concat!(
+    r#"cd "$1" || exit 97; t=$2; m=$3; i=$4; o=$5; fi=$6.in; fo=$6.out; s=$7; shift 7; "#,
+    r#""$m" "$fi" "$fo" || exit 96; exec 3<&0; "$t" -a "$i" <&3 >"$fi" 2>/dev/null & a=$!; "#,
+    r#"exec 3<&-; "$@" <"$fi" >"$fo" & p=$!; "$t" -a "$o" <"$fo" 2>/dev/null & q=$!; "#,
+    r#"trap 'kill -TERM $p 2>/dev/null; wait $p; echo $? >"$s"; kill $a 2>/dev/null; exit 143' TERM INT HUP; "#,
+    r#"wait $p; r=$?; echo $r >"$s"; kill $a 2>/dev/null; wait $q; exit $r"#
+);
 
 /// What the client declared when it connected.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,10 +46,11 @@ pub struct Handshake {
     pub methods: Vec<String>,
 }
 
-/// Where the two directions are recorded.
+/// Where the two directions and the server's exit status are recorded.
 pub(crate) struct Tap {
     to_server: PathBuf,
     from_server: PathBuf,
+    status: PathBuf,
 }
 
 /// The absolute path of `name` on `path` (a `PATH` value).
@@ -66,10 +81,12 @@ impl Tap {
                 reason: format!("server program {name:?} is not on PATH ({search})"),
             })?
         };
-        let tee =
-            which("tee", &search).or_else(|| which("tee", "/usr/bin:/bin")).ok_or_else(|| {
-                RealError::BadSpec { reason: "`tee` is not on PATH: the tap needs it".into() }
-            })?;
+        let tool = |name: &str| {
+            which(name, &search).or_else(|| which(name, "/usr/bin:/bin")).ok_or_else(|| {
+                RealError::BadSpec { reason: format!("`{name}` is not on PATH: the tap needs it") }
+            })
+        };
+        let (tee, mkfifo) = (tool("tee")?, tool("mkfifo")?);
         let cwd = match &spec.cwd {
             Some(cwd) => cwd.clone(),
             None => std::env::current_dir()
@@ -78,6 +95,7 @@ impl Tap {
         let tap = Self {
             to_server: dir.join("to-server.jsonl"),
             from_server: dir.join("from-server.jsonl"),
+            status: dir.join("server-status"),
         };
         for file in [&tap.to_server, &tap.from_server] {
             std::fs::write(file, b"")
@@ -89,8 +107,11 @@ impl Tap {
             "mcp-fuzz-tap".into(),
             cwd.to_string_lossy().into_owned(),
             tee.to_string_lossy().into_owned(),
+            mkfifo.to_string_lossy().into_owned(),
             tap.to_server.to_string_lossy().into_owned(),
             tap.from_server.to_string_lossy().into_owned(),
+            dir.join("fifo").to_string_lossy().into_owned(),
+            tap.status.to_string_lossy().into_owned(),
             program.to_string_lossy().into_owned(),
         ];
         args.extend(spec.args.iter().cloned());
@@ -115,7 +136,10 @@ impl Tap {
                 })
                 .unwrap_or_default()
         };
-        Transcript::from_messages(&lines(&self.to_server), &lines(&self.from_server))
+        let mut t = Transcript::from_messages(&lines(&self.to_server), &lines(&self.from_server));
+        t.server_exit =
+            std::fs::read_to_string(&self.status).ok().and_then(|s| s.trim().parse::<i32>().ok());
+        t
     }
 }
 
@@ -128,6 +152,21 @@ pub(crate) struct Transcript {
     pub listed: Option<Vec<Value>>,
     /// Whether the server answered `initialize` with a result.
     pub initialized: bool,
+    /// The server's exit status once it has ended (a signal N is 128 + N, as the shell says).
+    pub server_exit: Option<i32>,
+    /// Every `tools/call` the client sent, in order, with the server's response if it came.
+    pub calls: Vec<CallRecord>,
+}
+
+/// One `tools/call` on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CallRecord {
+    /// `params.name`.
+    pub name: String,
+    /// `params.arguments` (`null` when absent).
+    pub arguments: Value,
+    /// The server's JSON-RPC response (with `result` or `error`), when it answered.
+    pub response: Option<Value>,
 }
 
 impl Transcript {
@@ -144,6 +183,7 @@ impl Transcript {
         let mut handshake = None;
         let mut initialized = false;
         let mut listings: Vec<Vec<Value>> = Vec::new();
+        let mut calls = Vec::new();
         let mut current: Option<Vec<Value>> = None;
         for message in to_server {
             let (Some(method), Some(id)) =
@@ -174,6 +214,11 @@ impl Transcript {
                     }
                     initialized |= reply.is_some_and(|r| r.get("result").is_some());
                 }
+                "tools/call" => calls.push(CallRecord {
+                    name: params.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    arguments: params.get("arguments").cloned().unwrap_or(Value::Null),
+                    response: reply.cloned(),
+                }),
                 "tools/list" => {
                     let page = reply.and_then(|r| r.get("result")).and_then(|r| r.get("tools"));
                     let cursor = params.get("cursor").filter(|c| !c.is_null());
@@ -201,7 +246,7 @@ impl Transcript {
         if let Some(h) = handshake.as_mut() {
             h.methods = methods;
         }
-        Self { handshake, listed: listings.pop(), initialized }
+        Self { handshake, listed: listings.pop(), initialized, server_exit: None, calls }
     }
 }
 
@@ -236,6 +281,30 @@ mod tests {
         let names: Vec<&str> =
             t.listed.as_ref().expect("listed").iter().filter_map(|t| t["name"].as_str()).collect();
         assert_eq!(names, ["a", "b"]);
+        assert!(t.calls.is_empty());
+        let to = [
+            json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"x":1}}}),
+            json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"b"}}),
+        ];
+        let from = [json!({"jsonrpc":"2.0","id":7,"result":{"content":[]}})];
+        let t = Transcript::from_messages(&to, &from);
+        assert_eq!(t.calls.len(), 2);
+        assert_eq!((t.calls[0].name.as_str(), &t.calls[0].arguments), ("a", &json!({"x": 1})));
+        assert_eq!(t.calls[0].response, Some(from[0].clone()));
+        assert_eq!(
+            (t.calls[1].arguments.clone(), t.calls[1].response.clone()),
+            (Value::Null, None)
+        );
+    }
+
+    /// The wrapped server, with its stdin and stdout piped.
+    fn start(wrapped: &ServerSpec) -> std::process::Child {
+        std::process::Command::new(&wrapped.program)
+            .args(&wrapped.args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the tap starts")
     }
 
     #[test]
@@ -248,12 +317,7 @@ mod tests {
         let spec = ServerSpec::new("sh").arg("-c").arg("pwd; cat").cwd(&work);
         let (tap, wrapped) = Tap::wrap(&spec, &dir).expect("wraps");
         assert_eq!(wrapped.program, PathBuf::from("/bin/sh"));
-        let mut child = std::process::Command::new(&wrapped.program)
-            .args(&wrapped.args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("the tap starts");
+        let mut child = start(&wrapped);
         let line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
         std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), line.as_bytes())
             .expect("writes");
@@ -267,11 +331,42 @@ mod tests {
         );
         assert_eq!(std::fs::read_to_string(&tap.to_server).expect("recorded"), line);
         assert_eq!(std::fs::read_to_string(&tap.from_server).expect("recorded"), seen);
+        assert_eq!(tap.read().server_exit, Some(0));
         let missing = Tap::wrap(&ServerSpec::new("no-such-program-xyz"), &work);
         assert!(
             matches!(missing, Err(RealError::BadSpec { .. })),
             "a missing program is a bad spec"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_terminated_tap_ends_a_server_that_ignores_end_of_input_and_records_its_status() {
+        use std::io::{BufRead, Read, Write};
+        let dir =
+            std::env::temp_dir().join(format!("mcp-fuzz-tap-{}", super::super::scratch::unique()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        // Like a Node server with timers: answers, then outlives its stdin.
+        let spec = ServerSpec::new("sh").arg("-c").arg("read l; echo \"$l\"; exec sleep 300");
+        let (tap, wrapped) = Tap::wrap(&spec, &dir).expect("wraps");
+        let mut child = start(&wrapped);
+        child.stdin.as_mut().expect("stdin").write_all(b"ping\n").expect("writes");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut first = String::new();
+        out.read_line(&mut first).expect("reads");
+        assert_eq!(first, "ping\n");
+        drop(child.stdin.take());
+        let started = std::time::Instant::now();
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid")),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .expect("signals");
+        let mut rest = Vec::new();
+        out.read_to_end(&mut rest).expect("the client's stdout closes");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(child.wait().expect("exits").code(), Some(143));
+        assert_eq!(tap.read().server_exit, Some(143), "the server was ended by SIGTERM");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -5,8 +5,10 @@
 
 use mcp_fuzz_clients::analysis::{AdapterResult, Analysis};
 use mcp_fuzz_clients::canary::{Canary, Direction};
+use mcp_fuzz_clients::captured::{CaptureAnalysis, CapturedResult, Seen};
 use mcp_fuzz_clients::diff::Drift;
-use mcp_fuzz_clients::{Adapter, Finding, Severity, Source, canary_rule, rule};
+use mcp_fuzz_clients::real::{Capture, CaptureStatus, Handshake, RealClient, ReasonSource};
+use mcp_fuzz_clients::{AnyAdapter, Finding, Severity, Source, canary_rule, rule};
 use mcp_fuzz_engine::classify::Outcome;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -33,10 +35,13 @@ pub struct ClientsReport {
     pub source: String,
     /// The seed of the canary samples.
     pub seed: u64,
-    /// The adapters applied, in report order.
-    pub adapters: Vec<Adapter>,
+    /// The adapters applied, in report order: the modelled ones, then the real clients.
+    pub adapters: Vec<AnyAdapter>,
     /// One row per adapter.
     pub summary: Vec<AdapterSummary>,
+    /// Per real client asked for: whether it ran, which version, its handshake, what it lost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub real_clients: Vec<RealClientRun>,
     /// What the live listing said besides the tools.
     pub listing: Listing,
     /// Findings about the whole listing (per-request limits).
@@ -59,13 +64,17 @@ pub struct ClientsReport {
 
 /// One adapter's counts.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AdapterSummary {
     /// The adapter these counts are for.
-    pub adapter: Adapter,
-    /// Tools rendered.
+    pub adapter: AnyAdapter,
+    /// Tools rendered (a real client: the tools the server listed to it).
     pub tools: u64,
-    /// Tools the client rejects.
+    /// Tools the client rejects (a real client: does not show the model).
     pub rejected: u64,
+    /// A real client: the report's tools the server did not list to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_listed: Option<u64>,
     /// `fail` findings (not ambiguous).
     pub fail: u64,
     /// `warn` findings (not ambiguous).
@@ -91,9 +100,14 @@ pub struct Listing {
 
 /// One tool.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolEntry {
     /// The tool's name.
     pub name: String,
+    /// `false` when only real clients saw the tool: the server listed it to their handshakes,
+    /// not to mcp-fuzz's.
+    #[serde(skip_serializing_if = "std::clone::Clone::clone")]
+    pub listed_to_mcp_fuzz: bool,
     /// Each adapter's result, in adapter order.
     pub adapters: Vec<AdapterEntry>,
 }
@@ -103,9 +117,21 @@ pub struct ToolEntry {
 #[serde(rename_all = "camelCase")]
 pub struct AdapterEntry {
     /// The adapter that rendered the tool.
-    pub adapter: Adapter,
+    pub adapter: AnyAdapter,
     /// Whether the client rejects the tool.
     pub status: RenderStatus,
+    /// A real client: the name it shows the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_name: Option<String>,
+    /// A real client that groups tools: the group (Codex CLI: `mcp__srv`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Why the tool is `lost` or `not-captured`, in the client's words where it gave any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// A real client: what its log says about the tool, and other facts worth knowing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The rule findings.
     pub findings: Vec<ClientFinding>,
     /// What the client sends to the model.
@@ -122,12 +148,128 @@ pub struct AdapterEntry {
 
 /// Whether a client accepts a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum RenderStatus {
     /// The client sends it to the model.
     Accepted,
-    /// The client refuses it.
+    /// A modelled client refuses it.
     Rejected,
+    /// A real client: the server listed it to the client, which does not show it to the model.
+    Lost,
+    /// A real client: the server did not list it to this client's handshake.
+    NotListed,
+    /// A real client that was not captured (not installed, another version with `--pin`,
+    /// broken): nothing is known.
+    NotCaptured,
+}
+
+/// Why a real client does not show a tool.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reason {
+    /// In the client's words where it gave any.
+    pub reason: String,
+    /// Where that comes from.
+    pub source: ReasonSource,
+}
+
+/// Where a real client's server came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Served {
+    /// The client started the server command itself, with its own handshake.
+    Server,
+    /// The client was pointed at mcp-fuzz's stand-in serving the listing (a `--tools` file,
+    /// `--schema`, or `--http`, whose listing mcp-fuzz read with its own handshake).
+    Listing,
+}
+
+/// One real client's run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RealClientRun {
+    /// The client.
+    pub adapter: RealClient,
+    /// `captured`, `not-installed`, `wrong-version` or `broken`, with what goes with it.
+    #[serde(flatten)]
+    pub status: CaptureStatus,
+    /// The version that ran (or was found), when known.
+    pub version: Option<String>,
+    /// The version `scripts/install-clients.sh` installs; `--pin` runs only this one.
+    pub pinned_version: &'static str,
+    /// The executable that ran (or was found).
+    pub program: Option<String>,
+    /// Whether the client ran the server or mcp-fuzz's stand-in for the listing.
+    pub served: Served,
+    /// Wall time of the capture, bisection included.
+    pub elapsed_ms: u64,
+    /// What the client declared in `initialize`.
+    pub handshake: Option<Handshake>,
+    /// How many tools the server listed to this client (`null`: not seen).
+    pub listed: Option<u64>,
+    /// How many of them the client shows the model.
+    pub exposed: u64,
+    /// The client lost every tool because of some (a proxy refused to start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listing_failure: Option<LostListing>,
+    /// Other things the capture noted (log lines, output cut).
+    pub notes: Vec<String>,
+}
+
+/// A listing a real client lost as a whole.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LostListing {
+    /// What the client said about the listing.
+    pub reason: String,
+    /// Where that comes from.
+    pub source: ReasonSource,
+    /// The tools that cause it (each is a `listing-lost` finding).
+    pub culprits: Vec<String>,
+    /// Extra client runs spent finding them.
+    pub probes: u64,
+}
+
+impl RealClientRun {
+    /// The run record of a capture; `served` says what the client was pointed at.
+    #[must_use]
+    pub fn of(capture: &Capture, served: Served) -> Self {
+        Self {
+            adapter: capture.client,
+            status: capture.status.clone(),
+            version: capture.version.clone(),
+            pinned_version: capture.client.pinned_version(),
+            program: capture.program.as_ref().map(|p| p.display().to_string()),
+            served,
+            elapsed_ms: u64::try_from(capture.elapsed.as_millis()).unwrap_or(u64::MAX),
+            handshake: capture.handshake.clone(),
+            listed: capture.server_tools.as_ref().map(|t| t.len() as u64),
+            exposed: capture.tools.iter().filter(|t| t.server_name.is_some()).count() as u64,
+            listing_failure: capture.listing_failure.as_ref().map(|f| LostListing {
+                reason: f.reason.clone(),
+                source: f.source,
+                culprits: f.culprits.iter().map(|c| c.name.clone()).collect(),
+                probes: f.probes as u64,
+            }),
+            notes: capture.notes.clone(),
+        }
+    }
+
+    /// Whether the client ran and was read.
+    #[must_use]
+    pub fn is_captured(&self) -> bool {
+        self.status == CaptureStatus::Captured
+    }
+
+    /// The status's name (`captured`, `not-installed`, `wrong-version`, `broken`).
+    #[must_use]
+    pub fn status_name(&self) -> &'static str {
+        match self.status {
+            CaptureStatus::Captured => "captured",
+            CaptureStatus::NotInstalled { .. } => "not-installed",
+            CaptureStatus::WrongVersion { .. } => "wrong-version",
+            _ => "broken",
+        }
+    }
 }
 
 /// The rendered schemas.
@@ -145,7 +287,7 @@ pub struct Rendered {
 #[serde(rename_all = "camelCase")]
 pub struct ClientFinding {
     /// The adapter that reported it.
-    pub adapter: Adapter,
+    pub adapter: AnyAdapter,
     /// The rule id.
     pub rule: &'static str,
     /// How bad it is.
@@ -199,7 +341,27 @@ pub enum CanaryOutcome {
         verdict: CallVerdict,
         /// The answer, judged as `run` judges it.
         outcome: Outcome,
+        /// A real client that can call (mcpo, the Inspector CLI): the call went through it, and
+        /// this is what the client said (mcpo's HTTP status and body, the CLI's output). Absent:
+        /// mcp-fuzz sent it to the server itself.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        through: Option<Through>,
     },
+    /// `--call`, through a real client that refused the arguments itself: the server never saw
+    /// them (the client enforces more than the schema it shows).
+    Blocked {
+        /// The client and what it said.
+        through: Through,
+    },
+}
+
+/// The real client a canary was sent through, and what it said.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Through {
+    /// The client.
+    pub client: RealClient,
+    /// Its words: mcpo's HTTP status and body, the Inspector CLI's output.
+    pub said: String,
 }
 
 /// How a canary's answer counts.
@@ -292,7 +454,7 @@ impl ClientFinding {
     /// A canary as a finding of its adapter's canary rule, with the witness and (until `--call`
     /// sends it) an outcome saying it was not sent.
     #[must_use]
-    pub fn of_canary(tool: &str, adapter: Adapter, c: &Canary) -> Self {
+    pub fn of_canary(tool: &str, adapter: AnyAdapter, c: &Canary) -> Self {
         let r = canary_rule(adapter, c.direction);
         let reason = match c.direction {
             Direction::RenderedAllowsServerRejects => NOT_CALLED,
@@ -329,9 +491,10 @@ impl ClientsReport {
         let mut listing_findings = Vec::new();
         for (a, adapter) in analysis.adapters.iter().enumerate() {
             let mut row = AdapterSummary {
-                adapter: *adapter,
+                adapter: (*adapter).into(),
                 tools: analysis.tools.len() as u64,
                 rejected: 0,
+                not_listed: None,
                 fail: 0,
                 warn: 0,
                 info: 0,
@@ -356,8 +519,9 @@ impl ClientsReport {
             tool_version: env!("CARGO_PKG_VERSION").to_owned(),
             source: input.origin.clone(),
             seed,
-            adapters: analysis.adapters.clone(),
+            adapters: analysis.adapters.iter().map(|&a| a.into()).collect(),
             summary,
+            real_clients: Vec::new(),
             listing: Listing {
                 problems: input.problems.clone(),
                 truncated: input.truncated.clone(),
@@ -367,7 +531,11 @@ impl ClientsReport {
                 .tools
                 .iter()
                 .zip(per_tool)
-                .map(|(tool, adapters)| ToolEntry { name: tool.name.clone(), adapters })
+                .map(|(tool, adapters)| ToolEntry {
+                    name: tool.name.clone(),
+                    listed_to_mcp_fuzz: true,
+                    adapters,
+                })
                 .collect(),
             canary_call_failures: None,
             baseline: None,
@@ -375,6 +543,65 @@ impl ClientsReport {
             failures: 0,
             verdict: Verdict::Pass,
         }
+    }
+
+    /// Adds a real client's run and its judged capture (results in the order of the report's
+    /// tools; a client that was not captured has none, and each tool is `not-captured`).
+    pub fn add_real(&mut self, run: RealClientRun, analysis: &CaptureAnalysis) {
+        let adapter = AnyAdapter::Real(run.adapter);
+        let mut row = AdapterSummary {
+            adapter,
+            tools: 0,
+            rejected: 0,
+            not_listed: Some(0),
+            fail: 0,
+            warn: 0,
+            info: 0,
+            ambiguous: 0,
+            drifting: 0,
+            canaries: 0,
+        };
+        let why_not = not_captured_reason(&run);
+        for (t, tool) in self.tools.iter_mut().enumerate() {
+            let entry = match analysis.results.get(t) {
+                Some(result) => {
+                    match result.seen {
+                        Seen::NotListed => *row.not_listed.get_or_insert(0) += 1,
+                        Seen::Lost => {
+                            row.tools += 1;
+                            row.rejected += 1;
+                        }
+                        Seen::Exposed => {
+                            row.tools += 1;
+                            row.drifting += u64::from(result.comparison.drifts());
+                        }
+                    }
+                    row.canaries += result.canaries.canaries.len() as u64;
+                    count(&mut row, &result.findings);
+                    real_entry(&tool.name, adapter, result)
+                }
+                None => AdapterEntry {
+                    adapter,
+                    status: RenderStatus::NotCaptured,
+                    shown_name: None,
+                    namespace: None,
+                    reason: Some(Reason { reason: why_not.clone(), source: ReasonSource::Silent }),
+                    notes: Vec::new(),
+                    findings: Vec::new(),
+                    rendered: Rendered { input_schema: None, output_schema: None },
+                    drift: Vec::new(),
+                    comparison_stopped: Vec::new(),
+                    canaries: Vec::new(),
+                    canary_notes: Vec::new(),
+                },
+            };
+            tool.adapters.push(entry);
+        }
+        count(&mut row, &analysis.listing);
+        self.listing_findings.extend(analysis.listing.iter().map(ClientFinding::of));
+        self.adapters.push(adapter);
+        self.summary.push(row);
+        self.real_clients.push(run);
     }
 
     /// Every finding: per tool and adapter its rule findings then its canaries, then the
@@ -397,11 +624,62 @@ impl ClientsReport {
     }
 }
 
+/// Why a real client has no result: its status in words.
+fn not_captured_reason(run: &RealClientRun) -> String {
+    match &run.status {
+        CaptureStatus::Captured => "captured".into(),
+        CaptureStatus::NotInstalled { .. } => format!("{} is not installed", run.adapter),
+        CaptureStatus::WrongVersion { found, .. } => format!(
+            "{} {} was found and --pin runs only {}",
+            run.adapter,
+            found.as_deref().unwrap_or("of an unknown version"),
+            run.pinned_version
+        ),
+        CaptureStatus::Broken { reason, .. } => {
+            format!("{} could not be captured: {reason}", run.adapter)
+        }
+        _ => format!("{} was not captured", run.adapter),
+    }
+}
+
+fn real_entry(tool: &str, adapter: AnyAdapter, result: &CapturedResult) -> AdapterEntry {
+    AdapterEntry {
+        adapter,
+        status: match result.seen {
+            Seen::Exposed => RenderStatus::Accepted,
+            Seen::Lost => RenderStatus::Lost,
+            Seen::NotListed => RenderStatus::NotListed,
+        },
+        shown_name: result.shown_name.clone(),
+        namespace: result.namespace.clone(),
+        reason: result.lost.as_ref().map(|l| Reason { reason: l.reason.clone(), source: l.source }),
+        notes: result.notes.clone(),
+        findings: result.findings.iter().map(ClientFinding::of).collect(),
+        rendered: Rendered {
+            input_schema: result.input.clone(),
+            output_schema: result.output.clone(),
+        },
+        drift: result.comparison.drifts.clone(),
+        comparison_stopped: result.comparison.stopped.clone(),
+        canaries: result
+            .canaries
+            .canaries
+            .iter()
+            .map(|c| ClientFinding::of_canary(tool, adapter, c))
+            .collect(),
+        canary_notes: result.canaries.notes.clone(),
+    }
+}
+
 fn entry(tool: &str, result: &AdapterResult) -> AdapterEntry {
     let rendering = &result.rendering;
     AdapterEntry {
-        adapter: rendering.adapter,
+        adapter: rendering.adapter.into(),
         status: if rendering.rejected() { RenderStatus::Rejected } else { RenderStatus::Accepted },
+        shown_name: None,
+        namespace: None,
+        reason: None,
+        notes: Vec::new(),
         findings: rendering.findings.iter().map(ClientFinding::of).collect(),
         rendered: Rendered {
             input_schema: rendering.input.clone(),
@@ -413,7 +691,7 @@ fn entry(tool: &str, result: &AdapterResult) -> AdapterEntry {
             .canaries
             .canaries
             .iter()
-            .map(|c| ClientFinding::of_canary(tool, rendering.adapter, c))
+            .map(|c| ClientFinding::of_canary(tool, rendering.adapter.into(), c))
             .collect(),
         canary_notes: result.canaries.notes.clone(),
     }

@@ -7,7 +7,7 @@
 
 use super::model::{BaselineSummary, ClientFinding, ClientsReport, FailOn, Verdict};
 use crate::baseline::{Baseline, Key};
-use mcp_fuzz_clients::{Adapter, Severity};
+use mcp_fuzz_clients::Severity;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -89,8 +89,18 @@ pub fn decide(
     report.verdict = if failures > 0 { Verdict::Fail } else { Verdict::Pass };
 }
 
+/// The adapters whose findings this run can speak for: every modelled one, and the real clients
+/// that were captured (the baseline entries of a client that did not run are neither stale nor
+/// dropped).
 fn adapters_run(report: &ClientsReport) -> BTreeSet<String> {
-    report.adapters.iter().map(|a: &Adapter| a.as_str().to_owned()).collect()
+    let not_captured: BTreeSet<_> =
+        report.real_clients.iter().filter(|r| !r.is_captured()).map(|r| r.adapter).collect();
+    report
+        .adapters
+        .iter()
+        .filter(|a| a.real().is_none_or(|c| !not_captured.contains(&c)))
+        .map(|a| a.as_str().to_owned())
+        .collect()
 }
 
 /// The baseline after this run: its non-ambiguous `fail` and `warn` findings, plus the entries

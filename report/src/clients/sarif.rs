@@ -7,7 +7,7 @@ use super::model::{ClientFinding, ClientsReport};
 use super::policy::{ClientsIdentity, fails};
 use crate::severity::Level;
 use crate::writers::sarif;
-use mcp_fuzz_clients::{RULES, Severity};
+use mcp_fuzz_clients::{Severity, catalogue};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -45,10 +45,9 @@ pub fn render(report: &ClientsReport) -> Value {
         .iter()
         .map(|f| f.rule)
         .chain(stale.iter().map(|id| id.rule.as_str()))
-        .filter(|id| RULES.iter().any(|r| r.id == *id))
+        .filter(|id| catalogue().any(|r| r.id == *id))
         .collect();
-    let rules = RULES
-        .iter()
+    let rules = catalogue()
         .filter(|r| used.contains(r.id))
         .map(|r| sarif::Rule {
             id: r.id.into(),
@@ -118,13 +117,22 @@ pub fn render(report: &ClientsReport) -> Value {
     properties.insert("failOn".into(), value(report.fail_on));
     properties.insert("verdict".into(), value(report.verdict));
     properties.insert("failures".into(), json!(report.failures));
+    if !report.real_clients.is_empty() {
+        let runs: Vec<Value> = report
+            .real_clients
+            .iter()
+            .map(|r| json!({"adapter": r.adapter, "status": r.status_name(), "version": r.version}))
+            .collect();
+        properties.insert("realClients".into(), Value::Array(runs));
+    }
     sarif::Log {
         tool_name: "mcp-fuzz".into(),
         tool_version: report.tool_version.clone(),
         information_uri: None,
         rules,
         results,
-        execution_successful: true,
+        // A real client asked for that did not run leaves the analysis incomplete.
+        execution_successful: report.real_clients.iter().all(|r| r.is_captured()),
         properties,
     }
     .to_json()

@@ -29,6 +29,7 @@ fn config(run: &Run<'_>, base_url: &str) -> String {
          [model_providers.fake]\nname = \"fake\"\nbase_url = {}\nenv_key = \"{KEY_VAR}\"\n\
          wire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n\
          [mcp_servers.{SERVER_KEY}]\ncommand = {}\nargs = [{}]\nstartup_timeout_sec = {}\n\
+         required = true\n\
          env = {{ {} }}\n\n[analytics]\nenabled = false\n\n\
          [features]\nplugins = false\nremote_plugin = false\napps = false\ngoals = false\n\
          image_generation = false\n",

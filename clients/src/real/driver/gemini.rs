@@ -14,6 +14,23 @@ use serde_json::{Value, json};
 
 const DISCOVERY_ERROR: &str = "Error discovering tools from ";
 
+/// Gemini CLI's own tools that its headless mode (`-p`) leaves out, by name; an MCP tool with the
+/// same bare name is left out with them, without a word (seen with 0.61.0: each name served by
+/// the stand-in next to `read_file`, `glob` and others that stay).
+const HEADLESS_EXCLUDED: &[&str] =
+    &["write_file", "replace", "run_shell_command", "web_fetch", "ask_user", "write_todos"];
+
+/// Why Gemini CLI left out `name` without a word, when the name says it.
+pub(super) fn silent_reason(name: &str) -> Option<String> {
+    HEADLESS_EXCLUDED.contains(&name).then(|| {
+        format!(
+            "`{name}` is also the name of one of Gemini CLI's own tools, which headless mode \
+             leaves out, taking the MCP tool of that name with it; seen with 0.61.0: rename the \
+             tool"
+        )
+    })
+}
+
 pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
     let provider =
         Provider::start(Wire::Gemini).map_err(|source| RealError::Provider { source })?;

@@ -6,16 +6,36 @@ use super::{Failed, Outcome, Run, command, spawn, timeout, tool};
 use crate::real::RealError;
 use serde_json::Value;
 
-pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
+/// The Inspector CLI with `method` (and its extra arguments) against the run's server.
+fn inspector(run: &Run<'_>, method: &[&str]) -> Result<std::process::Command, Failed> {
     let home = run.scratch.dir("home")?;
     let work = run.scratch.dir("work")?;
     let mut c = command(run, &home, &work);
     // `--cli` must come first.
-    c.args(["--cli", "--format", "json", "--method", "tools/list"]);
+    c.args(["--cli", "--format", "json", "--method"]).args(method);
     for (k, v) in &run.server.env {
         c.arg("-e").arg(format!("{k}={v}"));
     }
     c.arg("--").arg(&run.server.program).args(&run.server.args);
+    Ok(c)
+}
+
+/// `tools/call` of `tool` with `arguments` (passed verbatim with `--tool-args-json`): what the
+/// CLI printed on stdout, or why it did not finish.
+pub(super) fn call(run: &Run<'_>, tool: &str, arguments: &Value) -> Result<String, Failed> {
+    let json = arguments.to_string();
+    let c = inspector(run, &["tools/call", "--tool-name", tool, "--tool-args-json", &json])?;
+    let mut proc = spawn(run, c)?;
+    let status = proc.wait_until(run.deadline);
+    let output = proc.finish();
+    if status.is_none() {
+        return Err(Failed::with_stderr(timeout(run, "calling a tool"), output.stderr));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
+    let c = inspector(run, &["tools/list"])?;
     let mut proc = spawn(run, c)?;
     let status = proc.wait_until(run.deadline);
     let output = proc.finish();
@@ -49,6 +69,7 @@ pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
             let name = t.get("name").and_then(Value::as_str).unwrap_or_default();
             let mut captured = tool(name, t.get("description"), t.get("inputSchema"));
             captured.server_name = Some(name.to_owned());
+            captured.output_schema = t.get("outputSchema").filter(|o| !o.is_null()).cloned();
             captured
         })
         .collect();

@@ -8,6 +8,7 @@ use super::{Culprit, Failed, ListingLoss, Outcome, Run, command, spawn, timeout,
 use crate::real::RealError;
 use crate::real::capture::ReasonSource;
 use crate::real::http;
+use crate::real::process::{Output, Proc};
 use serde_json::{Map, Value, json};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;
@@ -25,20 +26,76 @@ fn free_port() -> std::io::Result<u16> {
 }
 
 pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
-    // The port is free when chosen but another process may take it before mcpo binds: one retry.
-    let mut last = None;
-    for _ in 0..2 {
-        match attempt(run) {
-            Err(f) if String::from_utf8_lossy(&f.stderr).contains("address already in use") => {
-                last = Some(f)
-            }
-            other => return other,
-        }
-    }
-    Err(last.expect("two attempts were made"))
+    let (proc, document) = match start(run)? {
+        Up::Serving { proc, document, .. } => (proc, document),
+        Up::Exited(output) => return refused(run, &output),
+    };
+    drop(proc.finish());
+    Ok(Outcome {
+        tools: tools_of(&document),
+        request: document,
+        lost: Vec::new(),
+        loss: None,
+        notes: Vec::new(),
+    })
 }
 
-fn attempt(run: &Run<'_>) -> Result<Outcome, Failed> {
+/// Sends each call as `POST /<tool>` to an mcpo started for the purpose, one after the other;
+/// `answered` gets mcpo's HTTP status and body for each (`None` when the request failed) before
+/// the next is sent.
+pub(super) fn call(
+    run: &Run<'_>,
+    calls: &[crate::real::Call],
+    mut answered: impl FnMut(Option<(u16, Vec<u8>)>),
+) -> Result<(), Failed> {
+    let (proc, addr) = match start(run)? {
+        Up::Serving { proc, addr, .. } => (proc, addr),
+        Up::Exited(output) => {
+            let reason = match refused(run, &output) {
+                Ok(o) => o.loss.map_or_else(String::new, |l| l.reason),
+                Err(f) => f.error.to_string(),
+            };
+            return Err(Failed::with_stderr(
+                RealError::NoOutput { client: run.install.client, reason },
+                output.stderr,
+            ));
+        }
+    };
+    for call in calls {
+        let left = run.deadline.saturating_duration_since(Instant::now());
+        let answer = if left.is_zero() {
+            None
+        } else {
+            let path = http::encode_path(&format!("/{}", call.tool));
+            http::post_json(addr, &path, call.arguments.to_string().as_bytes(), left).ok()
+        };
+        answered(answer);
+    }
+    drop(proc.finish());
+    Ok(())
+}
+
+/// mcpo serving its `openapi.json`, or exited before it did.
+enum Up {
+    Serving { proc: Proc, addr: SocketAddr, document: Value },
+    Exited(Output),
+}
+
+/// Starts mcpo and waits for its `openapi.json`. The port is free when chosen but another
+/// process may take it before mcpo binds: one retry.
+fn start(run: &Run<'_>) -> Result<Up, Failed> {
+    let first = start_once(run)?;
+    match first {
+        Up::Exited(ref o)
+            if String::from_utf8_lossy(&o.stderr).contains("address already in use") =>
+        {
+            start_once(run)
+        }
+        up => Ok(up),
+    }
+}
+
+fn start_once(run: &Run<'_>) -> Result<Up, Failed> {
     let home = run.scratch.dir("home")?;
     let work = run.scratch.dir("work")?;
     let port = free_port().map_err(|source| RealError::Provider { source })?;
@@ -51,9 +108,9 @@ fn attempt(run: &Run<'_>) -> Result<Outcome, Failed> {
     c.arg("--").arg(&run.server.program).args(&run.server.args);
     let mut proc = spawn(run, c)?;
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let document = loop {
+    loop {
         if proc.try_status().is_some() {
-            break None;
+            return Ok(Up::Exited(proc.finish()));
         }
         if Instant::now() >= run.deadline {
             let output = proc.finish();
@@ -71,44 +128,39 @@ fn attempt(run: &Run<'_>) -> Result<Outcome, Failed> {
                 .contains("Application startup complete");
             // No paths after start-up: the server lists no tools (or mcpo kept none).
             if has_paths || started {
-                break Some(doc);
+                return Ok(Up::Serving { proc, addr, document: doc });
             }
         }
         thread::sleep(POLL);
-    };
-    let output = proc.finish();
-    let Some(document) = document else {
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        let status = output.status.map_or("killed".into(), |s| s.to_string());
-        // "Failed to connect to MCP server '<name>': <Error>: <message>" names the error, not
-        // the tool.
-        if let Some(line) = stderr.lines().find(|l| l.contains("Failed to connect to MCP server")) {
-            let reason = line.split(" - ERROR - ").last().unwrap_or(line).trim().to_owned();
-            return Ok(Outcome {
-                request: Value::Null,
-                tools: Vec::new(),
-                lost: Vec::new(),
-                loss: Some(ListingLoss {
-                    reason: format!("mcpo refused to start ({status}): {reason}"),
-                    source: ReasonSource::Stderr,
-                    culprits: Vec::<Culprit>::new(),
-                }),
-                notes: Vec::new(),
-            });
-        }
-        let reason = format!("it exited ({status}) before serving /openapi.json");
-        return Err(Failed::with_stderr(
-            RealError::NoOutput { client: run.install.client, reason },
-            output.stderr,
-        ));
-    };
-    Ok(Outcome {
-        tools: tools_of(&document),
-        request: document,
-        lost: Vec::new(),
-        loss: None,
-        notes: Vec::new(),
-    })
+    }
+}
+
+/// mcpo exited before serving: a lost listing when it says it could not take the server's
+/// tools, else a broken run.
+fn refused(run: &Run<'_>, output: &Output) -> Result<Outcome, Failed> {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let status = output.status.map_or("killed".into(), |s| s.to_string());
+    // "Failed to connect to MCP server '<name>': <Error>: <message>" names the error, not
+    // the tool.
+    if let Some(line) = stderr.lines().find(|l| l.contains("Failed to connect to MCP server")) {
+        let reason = line.split(" - ERROR - ").last().unwrap_or(line).trim().to_owned();
+        return Ok(Outcome {
+            request: Value::Null,
+            tools: Vec::new(),
+            lost: Vec::new(),
+            loss: Some(ListingLoss {
+                reason: format!("mcpo refused to start ({status}): {reason}"),
+                source: ReasonSource::Stderr,
+                culprits: Vec::<Culprit>::new(),
+            }),
+            notes: Vec::new(),
+        });
+    }
+    let reason = format!("it exited ({status}) before serving /openapi.json");
+    Err(Failed::with_stderr(
+        RealError::NoOutput { client: run.install.client, reason },
+        output.stderr.clone(),
+    ))
 }
 
 /// The tools of an mcpo `openapi.json`, in path order.

@@ -82,6 +82,33 @@ impl Failed {
     }
 }
 
+/// The Inspector CLI's `tools/call` (see `inspector::call`).
+pub(crate) fn inspector_call(
+    run: &Run<'_>,
+    tool: &str,
+    arguments: &Value,
+) -> Result<String, Failed> {
+    inspector::call(run, tool, arguments)
+}
+
+/// mcpo's `POST /<tool>` for each call (see `mcpo::call`).
+pub(crate) fn mcpo_call(
+    run: &Run<'_>,
+    calls: &[super::Call],
+    answered: impl FnMut(Option<(u16, Vec<u8>)>),
+) -> Result<(), Failed> {
+    mcpo::call(run, calls, answered)
+}
+
+/// Why `client` leaves out the listed tool `name` without a word, when something about the tool
+/// explains it.
+pub(crate) fn silent_reason(client: RealClient, name: &str) -> Option<String> {
+    match client {
+        RealClient::GeminiCli => gemini::silent_reason(name),
+        _ => None,
+    }
+}
+
 /// Runs the driver of `run.install.client`.
 pub(crate) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
     match run.install.client {
@@ -192,6 +219,7 @@ pub(super) fn tool(
         namespace: None,
         description: description.and_then(Value::as_str).map(str::to_owned),
         input_schema: input_schema.cloned(),
+        output_schema: None,
         strict: None,
         notes: Vec::new(),
     }

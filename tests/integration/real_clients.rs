@@ -1,0 +1,173 @@
+//! `mcp-fuzz clients` with the real clients (issue 14): one report shape for modelled and real
+//! adapters (`lost` with the client's reason, a culprit finding when a client loses the whole
+//! listing, names as the client shows them, each client's handshake), and canaries through
+//! mcpo's `POST /<tool>`, gated by `readOnlyHint`.
+//!
+//! These tests need the five clients (`scripts/install-clients.sh`, which installs into
+//! `target/clients`, or `MCP_FUZZ_CLIENTS_DIR`). A client that is not installed FAILS the test
+//! with the install command; nothing is skipped.
+//!
+//! See: issue 14.
+
+use super::clients::{adapter, check_schema, rules};
+use crate::run::server;
+use crate::util::{TempDir, mcp_fuzz};
+use serde_json::{Value, json};
+
+const FINDINGS: i32 = 1;
+const SUCCESS: i32 = 0;
+
+/// The clients directory: `MCP_FUZZ_CLIENTS_DIR`, else the repository's `target/clients`.
+fn clients_dir() -> String {
+    std::env::var("MCP_FUZZ_CLIENTS_DIR")
+        .unwrap_or_else(|_| format!("{}/target/clients", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The edge tools of the recorded captures named `names`, in that order.
+fn edge(names: &[&str]) -> Vec<Value> {
+    let doc = crate::util::fixture_json("clients/real/edge.json");
+    let all = doc["tools"].as_array().expect("tools");
+    names
+        .iter()
+        .map(|n| all.iter().find(|t| t["name"] == *n).unwrap_or_else(|| panic!("{n}")).clone())
+        .collect()
+}
+
+const LONG: &str = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+
+/// Runs `mcp-fuzz clients --format json ARGS -- fx-serve-tools` serving `tools`; checks the
+/// report against `docs/clients.schema.json` and that every real client named was captured.
+fn real_report(dir: &TempDir, tools: &[Value], args: &[&str]) -> (i32, Value) {
+    let file = dir.join("tools.json");
+    std::fs::write(&file, json!({ "tools": tools }).to_string()).expect("tools file");
+    let fx = server("fx-serve-tools");
+    let env = format!("FX_TOOLS_FILE={}", file.display());
+    let dir_arg = clients_dir();
+    let mut all = vec!["clients", "--format", "json", "--clients-dir", &dir_arg, "--env", &env];
+    all.extend_from_slice(args);
+    all.extend(["--", fx.to_str().expect("utf-8")]);
+    let run = mcp_fuzz(&all);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
+    check_schema(&report);
+    for c in report["realClients"].as_array().expect("realClients") {
+        assert_eq!(
+            c["status"], "captured",
+            "{} was not captured (install it with scripts/install-clients.sh): {c:#}",
+            c["adapter"]
+        );
+        assert_eq!(c["version"], c["pinnedVersion"], "{c:#}");
+        assert_eq!(c["served"], "server", "each client ran the server itself");
+    }
+    (run.code, report)
+}
+
+fn run_of<'a>(report: &'a Value, client: &str) -> &'a Value {
+    report["realClients"]
+        .as_array()
+        .expect("realClients")
+        .iter()
+        .find(|c| c["adapter"] == client)
+        .unwrap_or_else(|| panic!("no run of {client}"))
+}
+
+#[test]
+fn real_clients_share_the_report_shape_with_lost_tools_culprits_and_shown_names() {
+    let dir = TempDir::new("real-clients-shape");
+    let tools = edge(&["plain", "root_array", "dot.name", LONG]);
+    let (code, report) = real_report(&dir, &tools, &["--adapter", "mcp,real"]);
+    assert_eq!(code, FINDINGS, "tool-lost and listing-lost fail: {:#}", report["summary"]);
+    assert_eq!(
+        report["adapters"],
+        json!(["mcp", "inspector", "mcpo", "codex-cli", "claude-code", "gemini-cli"])
+    );
+    // The Inspector leaves a non-object root out without a word: `lost`, one failure.
+    let inspector = adapter(&report, "root_array", "inspector");
+    assert_eq!(inspector["status"], "lost", "{inspector:#}");
+    assert_eq!(inspector["reason"]["source"], "silent");
+    assert_eq!(rules(inspector), ["inspector/tool-lost"]);
+    assert_eq!(adapter(&report, "dot.name", "inspector")["shownName"], "dot.name");
+    // Claude Code loses every tool because of it: one finding on the culprit, with a pointer.
+    let claude = run_of(&report, "claude-code");
+    assert_eq!(claude["listingFailure"]["culprits"], json!(["root_array"]), "{claude:#}");
+    assert_eq!(claude["exposed"], 0);
+    let culprit = adapter(&report, "root_array", "claude-code");
+    assert_eq!(culprit["status"], "lost");
+    assert_eq!(rules(culprit), ["claude-code/listing-lost"]);
+    assert!(culprit["findings"][0]["pointer"].is_string(), "{culprit:#}");
+    let victim = adapter(&report, "plain", "claude-code");
+    assert_eq!(victim["status"], "lost", "{victim:#}");
+    assert!(rules(victim).is_empty(), "went down with the listing: no finding of its own");
+    // Names as each client shows them to the model.
+    let codex = adapter(&report, "dot.name", "codex-cli");
+    assert_eq!(codex["status"], "accepted");
+    assert_eq!(codex["shownName"], "dot_name");
+    assert_eq!(codex["namespace"], "mcp__srv");
+    assert!(rules(codex).contains(&"codex-cli/name-rewritten"), "{codex:#}");
+    assert_eq!(adapter(&report, "dot.name", "mcpo")["shownName"], "tool_dot_name_post");
+    // Gemini CLI rejects the listing on the same tool (its own words on stderr).
+    let gemini = run_of(&report, "gemini-cli");
+    assert_eq!(gemini["listingFailure"]["culprits"], json!(["root_array"]), "{gemini:#}");
+    assert_eq!(gemini["listingFailure"]["source"], "stderr");
+    assert_eq!(rules(adapter(&report, "root_array", "gemini-cli")), ["gemini-cli/listing-lost"]);
+    assert_eq!(adapter(&report, LONG, "codex-cli")["shownName"], LONG, "64+ characters kept");
+    // The schema exactly as the client sent it.
+    let plain = adapter(&report, "plain", "codex-cli");
+    assert_eq!(plain["rendered"]["inputSchema"]["properties"]["q"]["type"], "string");
+    // Each client's own handshake.
+    let version = |c: &str| run_of(&report, c)["handshake"]["protocolVersion"].clone();
+    assert_eq!(version("inspector"), "2025-11-25");
+    assert_eq!(version("codex-cli"), "2025-06-18");
+    assert_eq!(version("gemini-cli"), "2025-06-18");
+    assert_eq!(run_of(&report, "mcpo")["listed"], 4);
+    // The summary counts a real client's lost tools as rejected.
+    let row = report["summary"]
+        .as_array()
+        .expect("summary")
+        .iter()
+        .find(|r| r["adapter"] == "claude-code")
+        .expect("claude-code row");
+    assert_eq!(row["rejected"], 4, "{row:#}");
+    assert_eq!(row["notListed"], 0);
+}
+
+#[test]
+fn mcpo_canaries_go_through_its_post_and_are_gated_by_read_only_hint() {
+    let dir = TempDir::new("real-clients-call");
+    let schema = json!({
+        "type": "object",
+        "properties": {"q": {"type": "string", "minLength": 3}},
+        "required": ["q"]
+    });
+    let tools = [
+        json!({"name": "search", "inputSchema": schema, "annotations": {"readOnlyHint": true}}),
+        json!({"name": "erase", "inputSchema": schema}),
+    ];
+    let (code, report) = real_report(&dir, &tools, &["--adapter", "mcpo", "--call"]);
+    assert_eq!(code, SUCCESS, "the server answers the canary with a tool error: {report:#}");
+    assert_eq!(report["canaryCallFailures"], 0);
+    let search = adapter(&report, "search", "mcpo");
+    let sent = search["canaries"]
+        .as_array()
+        .expect("canaries")
+        .iter()
+        .find(|c| c["direction"] == "rendered-allows-server-rejects")
+        .unwrap_or_else(|| panic!("mcpo drops minLength, so a short q is a canary: {search:#}"));
+    let outcome = &sent["outcome"];
+    assert_eq!(outcome["status"], "called", "{sent:#}");
+    assert_eq!(outcome["through"]["client"], "mcpo", "sent through mcpo's POST /search");
+    assert_eq!(outcome["verdict"], "graceful");
+    assert_eq!(outcome["outcome"]["kind"], "tool-error");
+    let erase = adapter(&report, "erase", "mcpo");
+    let gated = erase["canaries"]
+        .as_array()
+        .expect("canaries")
+        .iter()
+        .find(|c| c["direction"] == "rendered-allows-server-rejects")
+        .expect("the same canary");
+    assert_eq!(gated["outcome"]["status"], "skipped", "{gated:#}");
+    assert!(
+        gated["outcome"]["reason"].as_str().expect("reason").contains("readOnlyHint"),
+        "{gated:#}"
+    );
+}
