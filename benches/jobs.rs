@@ -9,7 +9,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::client::{ConnectOptions, Target};
-use mcp_fuzz_engine::config::{Campaign, RunConfig, Selection};
+use mcp_fuzz_engine::config::{Campaign, PerTool, RunConfig, Selection};
 use mcp_fuzz_engine::run::run;
 use mcp_fuzz_engine::server::ServerSpec;
 use mcp_fuzz_engine::shrink::ShrinkConfig;
@@ -54,6 +54,7 @@ fn config(jobs: usize) -> RunConfig {
             jobs,
             ..Campaign::default()
         },
+        per_tool: PerTool::default(),
     }
 }
 

@@ -30,8 +30,17 @@ pub enum Command {
     /// Fuzz a live MCP server (the default command): list its tools, call the read-only ones
     /// with generated arguments, classify every outcome and score its crash resilience.
     ///
-    /// Example: mcp-fuzz --fail-under 90 -- node server.js
+    /// Settings come from the flags, then mcp-fuzz.toml (the working directory or a parent; see
+    /// --config and --profile), then the defaults. Example: mcp-fuzz --fail-under 90 -- node
+    /// server.js, or `mcp-fuzz` alone with a config file that names the server.
     Run(Box<RunArgs>),
+
+    /// Write a commented starter mcp-fuzz.toml for a server: its tools (which are gated and
+    /// why), every setting with its default, and hint stubs for the properties whose valid
+    /// calls failed in a short probe run of the read-only tools.
+    ///
+    /// Example: mcp-fuzz init -- node server.js
+    Init(InitArgs),
 
     /// Call one tool once with the given arguments and print how the call was judged: the replay
     /// line of a finding.
@@ -271,13 +280,14 @@ pub struct TargetArgs {
     #[arg(long, value_name = "DIR", help_heading = "Server")]
     pub cwd: Option<PathBuf>,
 
-    /// Time allowed for start-up and the initialize handshake (`30s`; a plain number is seconds).
-    #[arg(long, value_name = "DURATION", default_value = "30s", help_heading = "Server")]
-    pub startup_timeout: String,
+    /// Time allowed for start-up and the initialize handshake (default `30s`; a plain number is
+    /// seconds).
+    #[arg(long, value_name = "DURATION", help_heading = "Server")]
+    pub startup_timeout: Option<String>,
 
-    /// Time allowed per call (`10s`, `1500ms`; a plain number is seconds).
-    #[arg(long, value_name = "DURATION", default_value = "10s", help_heading = "Server")]
-    pub timeout: String,
+    /// Time allowed per call (default `10s`; `1500ms`; a plain number is seconds).
+    #[arg(long, value_name = "DURATION", help_heading = "Server")]
+    pub timeout: Option<String>,
 
     /// Longest a call may take (`60s`; default twice `--timeout`): progress notifications extend
     /// `--timeout` up to this, and a call past `--timeout` is watched until this for a late
@@ -285,20 +295,46 @@ pub struct TargetArgs {
     #[arg(long, value_name = "DURATION", help_heading = "Server")]
     pub max_call_time: Option<String>,
 
-    /// Largest response accepted, in bytes; larger ones are dropped and reported as oversize.
-    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024, help_heading = "Server")]
-    pub max_response_bytes: usize,
+    /// Largest response accepted, in bytes (default 16777216); larger ones are dropped and
+    /// reported as oversize.
+    #[arg(long, value_name = "BYTES", help_heading = "Server")]
+    pub max_response_bytes: Option<usize>,
 
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 
-/// Arguments of `mcp-fuzz run`.
+/// Arguments of `mcp-fuzz init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// The file to write.
+    #[arg(long, value_name = "FILE", default_value = "mcp-fuzz.toml", help_heading = "Output")]
+    pub output: PathBuf,
+
+    /// Overwrite the file if it exists.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
+}
+
+/// Arguments of `mcp-fuzz run`. A flag that is not given takes its value from the config file.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+
+    /// Read the settings from FILE instead of the mcp-fuzz.toml found in the working directory
+    /// or its parents.
+    #[arg(long, value_name = "FILE", help_heading = "Configuration")]
+    pub config: Option<PathBuf>,
+
+    /// The profile of the config file to use (`default`; `ci` writes every report to
+    /// mcp-fuzz-report/).
+    #[arg(long, value_name = "NAME", help_heading = "Configuration")]
+    pub profile: Option<String>,
 
     /// Exit 1 when the crash-resilience score is below P percent.
     #[arg(long, value_name = "P", help_heading = "Policy")]
@@ -321,13 +357,14 @@ pub struct RunArgs {
     #[arg(long = "skip-tool", value_name = "GLOB", help_heading = "Selection")]
     pub skip_tools: Vec<String>,
 
-    /// Random valid and random invalid cases per tool (each), after the deterministic ones.
-    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Generation")]
-    pub cases: usize,
+    /// Random valid and random invalid cases per tool (each; default 10), after the
+    /// deterministic ones.
+    #[arg(long, value_name = "N", help_heading = "Generation")]
+    pub cases: Option<usize>,
 
-    /// Seed of the whole run: the same seed makes the same calls.
-    #[arg(long, value_name = "SEED", default_value_t = 0, help_heading = "Generation")]
-    pub seed: u64,
+    /// Seed of the whole run (default 0): the same seed makes the same calls.
+    #[arg(long, value_name = "SEED", help_heading = "Generation")]
+    pub seed: Option<u64>,
 
     #[command(flatten)]
     pub output: OutputArgs,
@@ -339,7 +376,7 @@ pub struct RunArgs {
 
     /// Rewrite the --baseline file with this run's findings (atomically; left untouched when the
     /// run does not complete).
-    #[arg(long, requires = "baseline", help_heading = "Policy")]
+    #[arg(long, help_heading = "Policy")]
     pub update_baseline: bool,
 
     /// Run only a deterministic share of the tools: hash:M/N (by tool name) or count:M/N
@@ -357,13 +394,13 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Shrinking")]
     pub no_shrink: bool,
 
-    /// Time allowed to shrink each failure, e.g. `30s`, `2m`.
-    #[arg(long, value_name = "DURATION", default_value = "30s", help_heading = "Shrinking")]
-    pub shrink_time: String,
+    /// Time allowed to shrink each failure (default `30s`).
+    #[arg(long, value_name = "DURATION", help_heading = "Shrinking")]
+    pub shrink_time: Option<String>,
 
-    /// Candidate calls allowed to shrink each failure.
-    #[arg(long, value_name = "N", default_value_t = 200, help_heading = "Shrinking")]
-    pub max_shrink_steps: u32,
+    /// Candidate calls allowed to shrink each failure (default 200).
+    #[arg(long, value_name = "N", help_heading = "Shrinking")]
+    pub max_shrink_steps: Option<u32>,
 
     /// Stop the whole run after DURATION (e.g. `60s`, `10m`); tools not reached are skipped.
     #[arg(long, value_name = "DURATION", help_heading = "Budgets")]
@@ -377,9 +414,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Budgets")]
     pub max_failures: Option<u64>,
 
-    /// Server instances to spread the cases over; the report is the same for any N.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64), help_heading = "Generation")]
-    pub jobs: u64,
+    /// Server instances to spread the cases over (default 1); the report is the same for any N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64), help_heading = "Generation")]
+    pub jobs: Option<u64>,
 
     /// Do not feed values from earlier results (ids, cursors, paths) into later tools' inputs.
     #[arg(long, help_heading = "Generation")]
@@ -390,13 +427,13 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Sequences")]
     pub no_stateful: bool,
 
-    /// Walks the sequence phase makes.
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10_000), help_heading = "Sequences")]
-    pub sequences: u64,
+    /// Walks the sequence phase makes (default 20).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000), help_heading = "Sequences")]
+    pub sequences: Option<u64>,
 
-    /// Calls per walk, at most.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000), help_heading = "Sequences")]
-    pub sequence_length: u64,
+    /// Calls per walk, at most (default 10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000), help_heading = "Sequences")]
+    pub sequence_length: Option<u64>,
 }
 
 /// Arguments of `mcp-fuzz replay`.
@@ -633,7 +670,7 @@ mod tests {
         let Command::Run(args) = cli.command else { panic!("run parses as run") };
         assert_eq!(args.fail_under, Some(90.0));
         assert_eq!(args.target.command, ["node", "server.js", "--flag"]);
-        assert_eq!(args.cases, 10);
+        assert_eq!(args.cases, None, "the default comes from the config file's layers");
     }
 
     #[test]

@@ -1,12 +1,18 @@
-//! Flags to resolved configuration: one duration parser for every time flag, the server target,
-//! and the run's configuration. Errors are usage errors that name the flag.
+//! Flags to resolved configuration: the flags of `run` over the profile of `mcp-fuzz.toml` over
+//! the built-in defaults (the engine's `config_file` reads and layers the file), the server
+//! target, and one duration parser for every time flag. Errors are usage errors that name the
+//! flag, or the file's line and key.
 
-use crate::cli::{RunArgs, TargetArgs};
+use crate::cli::{Format, OutputArgs, RunArgs, TargetArgs};
 use crate::errors::CliError;
-use mcp_fuzz_engine::client::{ConnectOptions, Target};
-use mcp_fuzz_engine::config::{Campaign, RunConfig, Selection, Stateful};
+use clap::ValueEnum as _;
+use mcp_fuzz_engine::client::Target;
+use mcp_fuzz_engine::config::{RunConfig, parse_duration};
+use mcp_fuzz_engine::config_file::{
+    ConfigFile, Count, DEFAULT_PROFILE, FormatName, Profile, Seconds,
+};
 use mcp_fuzz_engine::server::ServerSpec;
-use mcp_fuzz_engine::shrink::ShrinkConfig;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A time flag: `90` (seconds), `90s`, `1500ms`, `2m` or `1h`; positive.
@@ -14,28 +20,16 @@ use std::time::Duration;
 /// # Errors
 /// A usage error naming `flag`.
 pub fn duration(text: &str, flag: &str) -> Result<Duration, CliError> {
-    let t = text.trim();
-    let (number, unit) =
-        t.find(|c: char| c.is_ascii_alphabetic()).map_or((t, "s"), |i| t.split_at(i));
-    let scale = match unit {
-        "ms" => 0.001,
-        "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
-        _ => f64::NAN,
-    };
-    number
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .map(|n| n * scale)
-        .filter(|n| n.is_finite() && *n > 0.0)
-        .and_then(|n| Duration::try_from_secs_f64(n).ok())
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "{flag} takes a positive duration such as 90s, 1500ms, 2m or 1h, got `{text}`"
-            ))
-        })
+    parse_duration(text).ok_or_else(|| {
+        CliError::Usage(format!(
+            "{flag} takes a positive duration such as 90s, 1500ms, 2m or 1h, got `{text}`"
+        ))
+    })
+}
+
+/// An optional time flag, as a profile setting.
+fn seconds(text: Option<&String>, flag: &str) -> Result<Option<Seconds>, CliError> {
+    text.map(|t| duration(t, flag).map(Seconds)).transpose()
 }
 
 /// The `--env KEY=VALUE` pairs.
@@ -94,25 +88,43 @@ pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
     })
 }
 
+/// The server-facing flags as a profile (the limits a flag does not give come from the
+/// profile under it).
+///
+/// # Errors
+/// A bad `--startup-timeout`, `--timeout` or `--max-call-time`.
+fn server_flags(args: &TargetArgs) -> Result<Profile, CliError> {
+    Ok(Profile {
+        startup_timeout: seconds(args.startup_timeout.as_ref(), "--startup-timeout")?,
+        timeout: seconds(args.timeout.as_ref(), "--timeout")?,
+        max_call_time: seconds(args.max_call_time.as_ref(), "--max-call-time")?,
+        max_response_bytes: args.max_response_bytes,
+        ..Profile::default()
+    })
+}
+
+/// A server named elsewhere (the config file, a case file) with the server flags applied:
+/// `--env` adds variables, `--inherit-env` and `--cwd` replace what it says.
+///
+/// # Errors
+/// A malformed `--env`.
+pub fn with_server_flags(mut target: Target, args: &TargetArgs) -> Result<Target, CliError> {
+    if let Target::Stdio { env, inherit_env, cwd, .. } = &mut target {
+        env.extend(env_pairs(args)?);
+        *inherit_env |= args.inherit_env;
+        *cwd = args.cwd.clone().or(cwd.take());
+    }
+    Ok(target)
+}
+
 /// The server's limits and the target, as the engine takes them; `target` is the one to reach
-/// (usually [`target`] of the same flags).
+/// (usually [`target`] of the same flags). Limits not given are the built-in defaults.
 ///
 /// # Errors
 /// A bad `--startup-timeout`, `--timeout` or `--max-call-time`.
 pub fn server_with(args: &TargetArgs, target: Target) -> Result<ServerSpec, CliError> {
-    let timeout = duration(&args.timeout, "--timeout")?;
-    Ok(ServerSpec {
-        target,
-        connect: ConnectOptions {
-            startup_timeout: duration(&args.startup_timeout, "--startup-timeout")?,
-            max_response_bytes: args.max_response_bytes,
-            max_call_time: match &args.max_call_time {
-                Some(d) => duration(d, "--max-call-time")?.max(timeout),
-                None => timeout * 2,
-            },
-        },
-        timeout,
-    })
+    let defaults = ConfigFile::builtin().profile(DEFAULT_PROFILE)?;
+    Ok(server_flags(args)?.over(defaults).server_spec(target))
 }
 
 /// The server the flags name, with its limits.
@@ -123,40 +135,88 @@ pub fn server(args: &TargetArgs) -> Result<ServerSpec, CliError> {
     server_with(args, target(args)?)
 }
 
-/// The run's configuration.
+/// What a `run` is asked to do: the engine's configuration, and the binary's own settings
+/// (each the profile key of the same name).
+pub struct Run {
+    pub cfg: RunConfig,
+    pub output: OutputArgs,
+    pub fail_under: Option<f64>,
+    pub quiet: bool,
+    pub baseline: Option<PathBuf>,
+    pub update_baseline: bool,
+    pub artifacts: Option<PathBuf>,
+}
+
+/// The run's settings: each flag given, else the config file's profile, else the default.
 ///
 /// # Errors
-/// A bad server, duration or count flag.
-pub fn run(args: &RunArgs) -> Result<RunConfig, CliError> {
-    let optional = |t: &Option<String>, flag| t.as_deref().map(|t| duration(t, flag)).transpose();
-    Ok(RunConfig {
-        server: server(&args.target)?,
-        seed: args.seed,
-        cases: args.cases,
-        selection: Selection {
-            include_destructive: args.include_destructive,
-            tools: args.tools.clone(),
-            skip_tools: args.skip_tools.clone(),
-            partition: args.partition,
+/// A bad flag, a config file that cannot be used, or no server anywhere.
+pub fn run(args: &RunArgs) -> Result<Run, CliError> {
+    let file = match &args.config {
+        Some(path) => ConfigFile::read(path)?,
+        None => ConfigFile::discover(&std::env::current_dir().unwrap_or_default())?,
+    };
+    let profile = file.profile(args.profile.as_deref().unwrap_or(DEFAULT_PROFILE))?;
+    let p = run_flags(args)?.over(profile);
+    p.check()?;
+    let t = &args.target;
+    let target = if names_a_server(t) { target(t)? } else { with_server_flags(file.target()?, t)? };
+    let format = p.format.iter().flatten().filter_map(|f| Format::from_str(&f.0, true).ok());
+    Ok(Run {
+        cfg: p.run_config(target, file.hints().to_vec()),
+        output: OutputArgs {
+            format: format.collect(),
+            json: false,
+            output_dir: p.output_dir.clone(),
+            output: p.output.clone(),
         },
-        campaign: Campaign {
-            shrink: ShrinkConfig {
-                enabled: !args.no_shrink,
-                time: duration(&args.shrink_time, "--shrink-time")?,
-                max_steps: args.max_shrink_steps,
-                reruns: 3,
-            },
-            jobs: usize::try_from(args.jobs).unwrap_or(1),
-            time_budget: optional(&args.time_budget, "--time-budget")?,
-            tool_time_budget: optional(&args.tool_time_budget, "--tool-time-budget")?,
-            max_failures: args.max_failures.and_then(|n| usize::try_from(n).ok()),
-            feed: !args.no_feed,
-            stateful: Stateful {
-                enabled: !args.no_stateful,
-                sequences: usize::try_from(args.sequences).unwrap_or(usize::MAX),
-                length: usize::try_from(args.sequence_length).unwrap_or(usize::MAX),
-            },
-        },
+        fail_under: p.fail_under,
+        quiet: p.quiet == Some(true),
+        baseline: p.baseline.clone(),
+        update_baseline: p.update_baseline == Some(true),
+        artifacts: p.artifacts.clone(),
+    })
+}
+
+/// The flags of `run` as a profile: what is not given is `None` (a switch not given is unset,
+/// so the file decides).
+fn run_flags(a: &RunArgs) -> Result<Profile, CliError> {
+    let on = |b: bool| b.then_some(true);
+    let list = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
+    let formats: Vec<FormatName> = a
+        .output
+        .format
+        .iter()
+        .chain(a.output.json.then_some(&Format::Json))
+        .filter_map(|f| f.to_possible_value().map(|v| FormatName(v.get_name().to_owned())))
+        .collect();
+    Ok(Profile {
+        fail_under: a.fail_under,
+        quiet: on(a.quiet),
+        include_destructive: on(a.include_destructive),
+        tool: list(&a.tools),
+        skip_tool: list(&a.skip_tools),
+        cases: a.cases,
+        seed: a.seed,
+        format: (!formats.is_empty()).then_some(formats),
+        output_dir: a.output.output_dir.clone(),
+        output: a.output.output.clone(),
+        baseline: a.baseline.clone(),
+        update_baseline: on(a.update_baseline),
+        partition: a.partition,
+        artifacts: a.artifacts.clone(),
+        no_shrink: on(a.no_shrink),
+        shrink_time: seconds(a.shrink_time.as_ref(), "--shrink-time")?,
+        max_shrink_steps: a.max_shrink_steps,
+        time_budget: seconds(a.time_budget.as_ref(), "--time-budget")?,
+        tool_time_budget: seconds(a.tool_time_budget.as_ref(), "--tool-time-budget")?,
+        max_failures: a.max_failures.map(Count),
+        jobs: a.jobs.map(Count),
+        no_feed: on(a.no_feed),
+        no_stateful: on(a.no_stateful),
+        sequences: a.sequences.map(Count),
+        sequence_length: a.sequence_length.map(Count),
+        ..server_flags(&a.target)?
     })
 }
 
@@ -165,16 +225,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations() {
-        assert_eq!(duration("90", "--x").expect("plain seconds"), Duration::from_secs(90));
-        assert_eq!(duration("60s", "--x").expect("seconds"), Duration::from_secs(60));
+    fn a_bad_duration_names_its_flag() {
         assert_eq!(duration("1500ms", "--x").expect("millis"), Duration::from_millis(1500));
-        assert_eq!(duration("2m", "--x").expect("minutes"), Duration::from_secs(120));
-        assert_eq!(duration("0.5", "--x").expect("fractions"), Duration::from_millis(500));
-        assert!(duration("0s", "--x").is_err());
-        assert!(duration("5d", "--x").is_err());
-        assert!(duration("-1", "--x").is_err());
         let e = duration("soon", "--timeout").expect_err("not a duration");
         assert!(e.to_string().starts_with("--timeout takes a positive duration"), "{e}");
+    }
+
+    /// Every flag of `run` can be set in the config file: under its own name in a profile, or
+    /// in `[server]` (how to reach the server). Only the flags that pick the file itself and
+    /// `--json` (a short form of `format = ["json"]`) are not keys.
+    #[test]
+    fn every_run_flag_is_a_config_key() {
+        use clap::CommandFactory as _;
+        use mcp_fuzz_engine::config_file::{KEYS, SERVER_KEYS};
+        let cli = crate::cli::Cli::command();
+        let run = cli.find_subcommand("run").expect("run is a command");
+        let mut missing = Vec::new();
+        for long in run.get_arguments().filter_map(clap::Arg::get_long) {
+            let server = if long == "header" { "headers" } else { long };
+            let is_key =
+                KEYS.iter().any(|k| k.name == long) || SERVER_KEYS.iter().any(|k| k.name == server);
+            if !is_key && !["config", "profile", "json", "help"].contains(&long) {
+                missing.push(long);
+            }
+        }
+        assert!(missing.is_empty(), "run flags the config file cannot set: {missing:?}");
+    }
+
+    #[test]
+    fn flags_over_the_profile_over_the_defaults() {
+        use clap::Parser as _;
+        let argv = "mcp-fuzz run --sequences 3 --no-stateful --cases 2 -- srv";
+        let cli = crate::cli::Cli::try_parse_from(argv.split(' ')).expect("parses");
+        let crate::cli::Command::Run(args) = cli.command else { panic!("run") };
+        let file: Profile =
+            toml::from_str("sequences = 7\nsequence-length = 4\ncases = 9\nseed = 5")
+                .expect("a profile");
+        let defaults = ConfigFile::builtin().profile(DEFAULT_PROFILE).expect("defaults");
+        let p = run_flags(&args).expect("flags").over(file).over(defaults);
+        let cfg = p.run_config(target(&args.target).expect("target"), Vec::new());
+        let s = &cfg.campaign.stateful;
+        assert_eq!((s.enabled, s.sequences, s.length), (false, 3, 4));
+        assert_eq!((cfg.cases, cfg.seed, cfg.server.timeout), (2, 5, Duration::from_secs(10)));
     }
 }

@@ -104,6 +104,10 @@ pub enum CliError {
     #[error("{0}")]
     Usage(String),
 
+    /// A config file that cannot be used (its line and key named).
+    #[error(transparent)]
+    Config(#[from] mcp_fuzz_engine::config_file::ConfigError),
+
     /// Ctrl-C: the run was stopped and the server's process group killed.
     #[error("interrupted: the run was stopped and the server killed; no report was written")]
     Interrupted,
@@ -140,7 +144,8 @@ impl CliError {
             | Self::Capture { .. }
             | Self::ToolRequired { .. }
             | Self::MissingSchema { .. }
-            | Self::Usage(_) => exit_code::USAGE,
+            | Self::Usage(_)
+            | Self::Config(_) => exit_code::USAGE,
             Self::ServerStart(_) => exit_code::SERVER_START,
             Self::Interrupted => exit_code::INTERRUPTED,
             Self::Terminated => exit_code::TERMINATED,

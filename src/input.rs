@@ -2,18 +2,11 @@
 //! baselines, reports; how messages name them; and picking one tool out of a capture.
 
 use crate::errors::CliError;
-use mcp_fuzz_compat::capture::{Capture, Tool, parse_capture};
+use mcp_fuzz_compat::capture::{Capture, Tool, capture_like, names, parse_capture};
 use mcp_fuzz_report::baseline::{Baseline, Key};
 use serde_json::Value;
-use std::fmt;
 use std::io;
 use std::path::Path;
-
-/// How many tool names an error lists before summarising the rest.
-///
-/// Why: some servers list hundreds of tools (`@azure/mcp` has 235); the full list would bury the
-/// message.
-const LISTED_NAMES: usize = 50;
 
 /// How messages name an input path.
 pub fn origin(path: &Path) -> String {
@@ -77,25 +70,6 @@ pub fn read_schema(path: &Path) -> Result<(Value, String), CliError> {
     Ok((schema, origin))
 }
 
-/// Whether a `--schema` document is really a tools/list capture or a tool (a common mix-up).
-///
-/// Only documents with none of the usual schema keywords are flagged, so a schema that happens to
-/// have a `tools` property is still read as a schema.
-fn capture_like(document: &Value) -> Option<&'static str> {
-    let object = document.as_object()?;
-    let schema_keys = ["$schema", "type", "properties", "$ref", "anyOf", "oneOf", "allOf", "enum"];
-    if schema_keys.iter().any(|key| object.contains_key(*key)) {
-        return None;
-    }
-    if object.contains_key("jsonrpc") || object.get("tools").is_some_and(Value::is_array) {
-        Some("a tools/list capture")
-    } else if object.contains_key("inputSchema") && object.contains_key("name") {
-        Some("a tool")
-    } else {
-        None
-    }
-}
-
 /// The tool named by `--tool`, or the only tool of the capture.
 pub fn select(tools: Vec<Tool>, name: Option<&str>, origin: &str) -> Result<Tool, CliError> {
     if tools.is_empty() {
@@ -107,33 +81,15 @@ pub fn select(tools: Vec<Tool>, name: Option<&str>, origin: &str) -> Result<Tool
             None => Err(CliError::UnknownTool {
                 origin: origin.to_owned(),
                 name: name.to_owned(),
-                available: ToolNames(&tools).to_string(),
+                available: names(&tools),
             }),
         },
         None if tools.len() == 1 => Ok(tools.into_iter().next().expect("exactly one tool")),
         None => Err(CliError::ToolRequired {
             origin: origin.to_owned(),
             count: tools.len(),
-            available: ToolNames(&tools).to_string(),
+            available: names(&tools),
         }),
-    }
-}
-
-/// "a, b, c" (at most [`LISTED_NAMES`], then a count).
-struct ToolNames<'a>(&'a [Tool]);
-
-impl fmt::Display for ToolNames<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (index, tool) in self.0.iter().take(LISTED_NAMES).enumerate() {
-            if index > 0 {
-                f.write_str(", ")?;
-            }
-            f.write_str(&tool.name)?;
-        }
-        if self.0.len() > LISTED_NAMES {
-            write!(f, " and {} more", self.0.len() - LISTED_NAMES)?;
-        }
-        Ok(())
     }
 }
 
@@ -161,19 +117,5 @@ mod tests {
         let message = select(vec![tool("a")], Some("z"), "`f`").expect_err("unknown");
         assert_eq!(message.to_string(), "`f` has no tool named `z`; available: a");
         assert!(matches!(select(vec![], Some("a"), "f"), Err(CliError::NoTools { .. })));
-        let tools: Vec<Tool> = (0..60).map(|i| tool(&format!("t{i}"))).collect();
-        assert!(ToolNames(&tools).to_string().ends_with("t49 and 10 more"));
-    }
-
-    #[test]
-    fn captures_passed_as_schemas_are_caught() {
-        assert_eq!(capture_like(&json!({"tools": []})), Some("a tools/list capture"));
-        assert_eq!(
-            capture_like(&json!({"jsonrpc": "2.0", "result": {}})),
-            Some("a tools/list capture")
-        );
-        assert_eq!(capture_like(&json!({"name": "x", "inputSchema": {}})), Some("a tool"));
-        assert_eq!(capture_like(&json!({"type": "object", "tools": []})), None);
-        assert_eq!(capture_like(&json!(true)), None);
     }
 }

@@ -60,10 +60,11 @@ fn kill_servers_on_panic() {
 }
 
 fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
-    use commands::{call, clients, diff, r#gen, merge, replay, run, serve_listing, snapshot};
+    use commands::{call, clients, diff, r#gen, init, merge, replay, run, serve_listing, snapshot};
     match &cli.command {
         cli::Command::Gen(args) => r#gen::run(args),
         cli::Command::Run(args) => run::run(args),
+        cli::Command::Init(args) => init::run(args),
         cli::Command::Call(args) => call::run(args),
         cli::Command::Snapshot(args) => snapshot::run(args),
         cli::Command::Diff(args) => diff::run(args),
@@ -74,11 +75,13 @@ fn run(cli: &cli::Cli) -> anyhow::Result<u8> {
     }
 }
 
-/// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`.
+/// `run` is the default command: `mcp-fuzz --fail-under 90 -- node server.js`, and `mcp-fuzz`
+/// alone (the server named in mcp-fuzz.toml).
 fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     const TOP_LEVEL: &[&str] = &[
         "gen",
         "run",
+        "init",
         "call",
         "replay",
         "snapshot",
@@ -92,11 +95,9 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
         "-V",
         "--version",
     ];
-    let first = args.get(1).and_then(|a| a.to_str()).map(str::to_owned);
-    if let Some(first) = first
-        && !TOP_LEVEL.contains(&first.as_str())
-    {
-        args.insert(1, "run".into());
+    let first = args.get(1).map(|a| a.to_str().unwrap_or_default().to_owned());
+    if first.is_none_or(|f| !TOP_LEVEL.contains(&f.as_str())) {
+        args.insert(1.min(args.len()), "run".into());
     }
     args
 }

@@ -117,6 +117,19 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
 /// # Errors
 /// A directory that does not exist or is not writable.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_via_temp(path, bytes, true)
+}
+
+/// As [`write_atomically`], but never replaces a file: a hard link puts the new file in place,
+/// and fails if one is already there (so two writers cannot both win).
+///
+/// # Errors
+/// `path` exists, or as [`write_atomically`].
+pub fn write_new_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_via_temp(path, bytes, false)
+}
+
+fn write_via_temp(path: &Path, bytes: &[u8], replace: bool) -> anyhow::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or_else(|| Path::new("."));
     let tmp = dir.join(format!(
         ".{}.tmp-{}",
@@ -129,6 +142,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             tmp.display()
         )
     })?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("failed to move the report into {}", path.display()))
+    if replace {
+        return std::fs::rename(&tmp, path)
+            .with_context(|| format!("failed to move the report into {}", path.display()));
+    }
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    linked.with_context(|| format!("failed to create {} (does it exist already?)", path.display()))
 }

@@ -365,9 +365,71 @@ fn keys_of(object: &Map<String, Value>) -> impl fmt::Display + '_ {
     Keys(object)
 }
 
+/// Whether a document given as a JSON Schema is really a tools/list capture or a tool (a common
+/// mix-up): `Some("a tools/list capture")`, `Some("a tool")`.
+///
+/// Only documents with none of the usual schema keywords are flagged, so a schema that happens to
+/// have a `tools` property is still read as a schema.
+#[must_use]
+pub fn capture_like(document: &Value) -> Option<&'static str> {
+    let object = document.as_object()?;
+    let schema_keys = ["$schema", "type", "properties", "$ref", "anyOf", "oneOf", "allOf", "enum"];
+    if schema_keys.iter().any(|key| object.contains_key(*key)) {
+        return None;
+    }
+    if object.contains_key("jsonrpc") || object.get("tools").is_some_and(Value::is_array) {
+        Some("a tools/list capture")
+    } else if object.contains_key("inputSchema") && object.contains_key("name") {
+        Some("a tool")
+    } else {
+        None
+    }
+}
+
+/// How many tool names [`names`] lists before summarising the rest.
+///
+/// Why: some servers list hundreds of tools (`@azure/mcp` has 235); the full list would bury a
+/// message.
+const LISTED_NAMES: usize = 50;
+
+/// "a, b, c" for an error message: at most [`LISTED_NAMES`] names, then a count.
+#[must_use]
+pub fn names(tools: &[Tool]) -> String {
+    let listed: Vec<&str> = tools.iter().take(LISTED_NAMES).map(|t| t.name.as_str()).collect();
+    let mut s = listed.join(", ");
+    if tools.len() > LISTED_NAMES {
+        s.push_str(&format!(" and {} more", tools.len() - LISTED_NAMES));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn captures_passed_as_schemas_are_caught() {
+        use serde_json::json;
+        assert_eq!(capture_like(&json!({"tools": []})), Some("a tools/list capture"));
+        assert_eq!(
+            capture_like(&json!({"jsonrpc": "2.0", "result": {}})),
+            Some("a tools/list capture")
+        );
+        assert_eq!(capture_like(&json!({"name": "x", "inputSchema": {}})), Some("a tool"));
+        assert_eq!(capture_like(&json!({"type": "object", "tools": []})), None);
+        assert_eq!(capture_like(&json!(true)), None);
+    }
+
+    #[test]
+    fn names_are_listed_up_to_a_limit() {
+        let tools: Vec<Tool> =
+            (0..60).map(|i| Tool::new(&format!("t{i}"), serde_json::json!({}))).collect();
+        let listed = |t: &[Tool]| super::names(t);
+        assert!(listed(&tools).ends_with("t48, t49 and 10 more"), "{}", listed(&tools));
+        assert_eq!(listed(&tools[..2]), "t0, t1");
+        assert_eq!(listed(&tools[..50]).matches(", ").count(), 49);
+        assert_eq!(listed(&[]), "");
+    }
     use serde_json::json;
 
     fn names(tools: &[Tool]) -> Vec<&str> {

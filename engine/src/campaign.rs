@@ -8,7 +8,7 @@ use crate::config::{MAX_RESTARTS_PER_TOOL, RunConfig};
 use crate::feed::Pool;
 use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
 use crate::judge::{judge, schema_finding};
-use crate::plan::{Case, Mode, plan, tool_seed};
+use crate::plan::{Case, Mode, hinted, plan, tool_seed};
 use crate::report::{Evidence, Finding, ToolReport};
 use crate::server::{Instance, Waiting, output_validator, patience};
 use crate::shrink::{Subject, shrink};
@@ -16,6 +16,7 @@ use crate::tools::Tool;
 use crate::worker::{Done, Shared, Stop, failure_key, finish_waiting, work};
 use futures_util::future::join_all;
 use mcp_fuzz_generators::Generator;
+use mcp_fuzz_generators::hint::HintPlan;
 use std::cell::RefCell;
 use std::time::Instant;
 
@@ -407,9 +408,21 @@ impl Started<'_> {
             w.give_up();
         }
         join_all(late.iter().map(|w| w.settle(w.limit()))).await;
-        let findings = tool_findings.into_iter().map(|(f, _)| f).collect();
+        let mut findings: Vec<Finding> = tool_findings.into_iter().map(|(f, _)| f).collect();
         tr.waited = late_cases > 0 || out_of_time.0;
+        if campaign.expected_slow {
+            expected_slow(&mut findings);
+        }
         ToolRun { report: tr, findings, stop, late_cases }
+    }
+}
+
+/// A tool whose slowness the config file expects (`expected-slow = true`): its `slow` findings
+/// are infos.
+fn expected_slow(findings: &mut [Finding]) {
+    for f in findings.iter_mut().filter(|f| f.kind == FindingKind::Slow) {
+        f.severity = Severity::Info;
+        f.message.push_str(" (expected: expected-slow in mcp-fuzz.toml)");
     }
 }
 
@@ -511,8 +524,13 @@ async fn settle_timeouts(
 /// The tool's generator and its planned cases, or why its `inputSchema` cannot be fuzzed.
 fn compile_and_plan(tool: &Tool, cfg: &RunConfig) -> Result<(Generator, Vec<Case>), String> {
     let generator = Generator::compile(tool.input()).map_err(|e| e.to_string())?;
-    let cases =
-        plan(&generator, tool_seed(cfg.seed, &tool.name), cfg.cases).map_err(|e| e.to_string())?;
+    let seed = tool_seed(cfg.seed, &tool.name);
+    let mut cases = plan(&generator, seed, cfg.cases).map_err(|e| e.to_string())?;
+    // Hints were checked when the config file was read; a schema they cannot apply to has none.
+    if let Ok(hints) = HintPlan::new(tool.input(), &cfg.hints_for(&tool.name)) {
+        let more = hinted(&generator, &hints, seed, &cases, cfg.cases);
+        cases.extend(more);
+    }
     Ok((generator, cases))
 }
 

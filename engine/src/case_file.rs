@@ -94,7 +94,7 @@ pub struct Replayed {
 /// across runs (`read_file-use-after-delete-valid-1f2e3d4c.json`).
 #[must_use]
 pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
-    let identity = format!(
+    let mut identity = format!(
         "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
         tool,
         kind.as_str(),
@@ -103,6 +103,10 @@ pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
         case.pointer,
         case.fed
     );
+    // Only hinted cases add their places, so that other names stay as they were.
+    if !case.hinted.is_empty() {
+        identity.push_str(&format!("\u{0}{:?}", case.hinted));
+    }
     let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
     let label = case.mutation.clone().unwrap_or_else(|| {
         serde_json::to_value(case.mode)

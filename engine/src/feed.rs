@@ -110,13 +110,7 @@ impl Pool {
                     && !planned.iter().any(|c| c.arguments == arguments);
                 if fresh && generator.is_valid(&Value::Object(arguments.clone())) {
                     out.push(Case {
-                        label: CaseLabel {
-                            mode: Mode::Valid,
-                            mutation: None,
-                            pointer: None,
-                            keyword: None,
-                            fed: Some(name.clone()),
-                        },
+                        label: CaseLabel { fed: Some(name.clone()), ..CaseLabel::of(Mode::Valid) },
                         arguments,
                         draw: None,
                     });

@@ -84,6 +84,9 @@ pub enum FindingKind {
     /// A read of a handle that an earlier call of the sequence had just created answered "not
     /// found".
     CreatedNotFound,
+    /// A tool was called with valid cases and not one of them succeeded: its score says nothing
+    /// about its real behaviour (a warning, once per tool).
+    NoValidCallSucceeded,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -384,6 +387,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             help: "Store a created thing under the handle you return (and make it visible before answering); the minimal sequence shows the create and the read.",
         },
     ),
+    (
+        FindingKind::NoValidCallSucceeded,
+        Rule {
+            id: "MCPF0028",
+            name: "no-valid-call-succeeded",
+            short: "Not one schema-valid call of the tool succeeded: the score says nothing about this tool's real behaviour.",
+            expected: "some valid calls that reach the tool's real work",
+            help: "Add value hints for the arguments the tool needs to exist (paths, ids, repositories) to mcp-fuzz.toml's [hints] table; `mcp-fuzz init` writes stubs for them.",
+        },
+    ),
 ];
 
 impl FindingKind {
@@ -517,6 +530,8 @@ pub enum SkipReason {
     Excluded,
     /// `--tool` is given and does not name it.
     NotSelected,
+    /// A per-tool override in the config file sets `skip = true`.
+    SkippedByConfig,
     /// Not annotated `readOnlyHint: true` and `--include-destructive` not given; `Some(false)`
     /// when it is annotated `readOnlyHint: false`.
     NotReadOnly(Option<bool>),
@@ -531,6 +546,7 @@ impl fmt::Display for SkipReason {
         match self {
             Self::Excluded => f.write_str("excluded by --skip-tool"),
             Self::NotSelected => f.write_str("not selected by --tool"),
+            Self::SkippedByConfig => f.write_str("skipped by an override in mcp-fuzz.toml"),
             Self::NotReadOnly(Some(false)) => {
                 f.write_str("annotated readOnlyHint: false; pass --include-destructive to call it")
             }

@@ -5,7 +5,7 @@
 use crate::classify::Outcome;
 use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::plan::{Case, Mode};
-use crate::report::{Finding, MAX_OTHER_CASES, Score, ToolReport};
+use crate::report::{Finding, Hinted, MAX_OTHER_CASES, Score, ToolReport};
 use crate::tools::Tool;
 
 /// Judges one tool's results (in case order): unavailable, or one finding per identity, each
@@ -144,6 +144,38 @@ pub(crate) fn judge(
         }
     }
     tr.score = Score::new(tr.graceful, tr.scored).percent;
+    let hinted: Vec<&Outcome> = results
+        .iter()
+        .filter(|(i, _)| !cases[*i].label.hinted.is_empty())
+        .map(|(_, o)| o)
+        .collect();
+    if !hinted.is_empty() {
+        tr.hinted = Some(Hinted {
+            calls: hinted.len() as u64,
+            succeeded: hinted.iter().filter(|o| matches!(o, Outcome::Ok)).count() as u64,
+        });
+    }
+    // Valid calls that all ended in graceful errors reached nothing: say so, once per tool (a
+    // failure on a valid case already says more).
+    let valid_failure = |f: &Finding| {
+        f.severity == Severity::Failure && f.case.as_ref().is_some_and(|c| c.mode.is_valid())
+    };
+    if let Some(note) = tr.coverage_note()
+        && !tool_findings.iter().any(|(f, _)| valid_failure(f))
+    {
+        tool_findings.push((
+            Finding::general(
+                Some(tool.name.clone()),
+                FindingKind::NoValidCallSucceeded,
+                Severity::Warning,
+                format!(
+                    "{note}: the score says nothing about this tool's real behaviour; add value \
+                     hints"
+                ),
+            ),
+            None,
+        ));
+    }
     tool_findings
 }
 
@@ -312,11 +344,10 @@ mod tests {
     fn invalid(mutation: &str, pointer: &str, args: serde_json::Value) -> Case {
         Case {
             label: CaseLabel {
-                mode: Mode::Invalid,
                 mutation: Some(mutation.into()),
                 pointer: Some(pointer.into()),
                 keyword: Some("type".into()),
-                fed: None,
+                ..CaseLabel::of(Mode::Invalid)
             },
             arguments: args.as_object().expect("object").clone(),
             draw: None,

@@ -12,6 +12,8 @@
 //! - [`run`] drives the campaign over the tools; each tool's cases are dealt to the instances,
 //!   judged in case order and shrunk ([`shrink`]); [`group`] makes one finding of one cause
 //!   seen on several tools.
+//! - [`config`] is what a run is asked to do; [`config_file`] reads `mcp-fuzz.toml` (profiles,
+//!   per-tool overrides, value hints) and writes `mcp-fuzz init`'s starter file.
 //! - [`finding`] is the vocabulary (kinds, severities, statuses, identities); [`report`] the
 //!   documented JSON shape; [`case_file`] the replayable case.
 #![deny(missing_docs)]
@@ -21,6 +23,7 @@ pub mod case_file;
 pub mod classify;
 pub mod client;
 pub mod config;
+pub mod config_file;
 pub mod feed;
 pub mod finding;
 pub mod group;

@@ -1,8 +1,10 @@
 //! The cases for one tool, in order: boundary/valid values (with `default` and `examples`), one
 //! missing-required case per required property at every depth, one wrong-type case per location,
-//! the other labelled mutations, then random valid and invalid values.
+//! the other labelled mutations, random valid and invalid values, then the valid cases made with
+//! the config file's value hints ([`hinted`]).
 
 use mcp_fuzz_generators::hash::Fnv1a;
+use mcp_fuzz_generators::hint::HintPlan;
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -45,6 +47,28 @@ pub struct CaseLabel {
     /// For valid cases built from an earlier tool's result: the property that was fed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fed: Option<String>,
+    /// For valid cases made with value hints: the pointers of the hinted places.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hinted: Vec<String>,
+}
+
+impl CaseLabel {
+    /// The label of a case of `mode` with nothing else to say.
+    #[must_use]
+    pub fn of(mode: Mode) -> Self {
+        Self { mode, mutation: None, pointer: None, keyword: None, fed: None, hinted: Vec::new() }
+    }
+
+    /// The label of an invalid case: its mutation, pointer and keyword.
+    #[must_use]
+    pub fn invalid(label: mcp_fuzz_generators::Label) -> Self {
+        Self {
+            mutation: Some(label.mutation.as_str().to_owned()),
+            pointer: Some(label.pointer),
+            keyword: Some(label.keyword.to_owned()),
+            ..Self::of(Mode::Invalid)
+        }
+    }
 }
 
 impl std::fmt::Display for CaseLabel {
@@ -53,6 +77,9 @@ impl std::fmt::Display for CaseLabel {
             (Some(m), Some(p)) => write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p }),
             _ if self.fed.is_some() => {
                 write!(f, "valid, `{}` from an earlier result", self.fed.as_deref().unwrap_or(""))
+            }
+            _ if !self.hinted.is_empty() => {
+                write!(f, "valid, hinted `{}`", self.hinted.join("`, `"))
             }
             _ => f.write_str(match self.mode {
                 Mode::Boundary => "boundary",
@@ -103,17 +130,7 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
     };
     for v in generator.boundary()?.into_iter().take(MAX_BOUNDARY) {
         if let Some(arguments) = object(v) {
-            cases.push(Case {
-                label: CaseLabel {
-                    mode: Mode::Boundary,
-                    mutation: None,
-                    pointer: None,
-                    keyword: None,
-                    fed: None,
-                },
-                arguments,
-                draw: None,
-            });
+            cases.push(Case { label: CaseLabel::of(Mode::Boundary), arguments, draw: None });
         }
     }
     let mutations = match generator.mutations() {
@@ -123,17 +140,7 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
     };
     for m in mutations.into_iter().take(MAX_MUTATIONS) {
         if let Some(arguments) = object(m.value) {
-            cases.push(Case {
-                label: CaseLabel {
-                    mode: Mode::Invalid,
-                    mutation: Some(m.label.mutation.as_str().to_owned()),
-                    pointer: Some(m.label.pointer),
-                    keyword: Some(m.label.keyword.to_owned()),
-                    fed: None,
-                },
-                arguments,
-                draw: None,
-            });
+            cases.push(Case { label: CaseLabel::invalid(m.label), arguments, draw: None });
         }
     }
     let mut sampler = generator.sampler(seed);
@@ -141,34 +148,14 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
     for _ in 0..random {
         let draw = Some(sampler.draws());
         if let Some(arguments) = object(sampler.valid()?) {
-            cases.push(Case {
-                label: CaseLabel {
-                    mode: Mode::Valid,
-                    mutation: None,
-                    pointer: None,
-                    keyword: None,
-                    fed: None,
-                },
-                arguments,
-                draw,
-            });
+            cases.push(Case { label: CaseLabel::of(Mode::Valid), arguments, draw });
         }
         if invalid_ok {
             let draw = Some(sampler.draws());
             match sampler.invalid() {
                 Ok(inv) => {
                     if let Some(arguments) = object(inv.value) {
-                        cases.push(Case {
-                            label: CaseLabel {
-                                mode: Mode::Invalid,
-                                mutation: Some(inv.label.mutation.as_str().to_owned()),
-                                pointer: Some(inv.label.pointer),
-                                keyword: Some(inv.label.keyword.to_owned()),
-                                fed: None,
-                            },
-                            arguments,
-                            draw,
-                        });
+                        cases.push(Case { label: CaseLabel::invalid(inv.label), arguments, draw });
                     }
                 }
                 Err(_) => invalid_ok = false,
@@ -176,6 +163,48 @@ pub fn plan(generator: &Generator, seed: u64, random: usize) -> Result<Vec<Case>
         }
     }
     Ok(cases)
+}
+
+/// Hinted cases kept per tool.
+///
+/// Why: a hint list of thousands of ids should not turn one tool into thousands of calls; a
+/// hundred reach the code behind the ids.
+pub const MAX_HINTED: usize = 100;
+
+/// The valid cases made with value hints: `random` of them, or as many as the longest list of
+/// values (so each is used once), at most [`MAX_HINTED`]. Each is a planned valid case (spread
+/// over the boundary and random ones) with the hinted places set (added when absent, if the
+/// result is still valid); only cases the generator's oracle accepts are kept, each once.
+#[must_use]
+pub fn hinted(
+    generator: &Generator,
+    hints: &HintPlan,
+    seed: u64,
+    planned: &[Case],
+    random: usize,
+) -> Vec<Case> {
+    let bases: Vec<&Case> = planned.iter().filter(|c| c.label.mode.is_valid()).collect();
+    if hints.is_empty() || bases.is_empty() {
+        return Vec::new();
+    }
+    let rounds = random.max(hints.longest()).min(MAX_HINTED);
+    let mut out: Vec<Case> = Vec::new();
+    for round in 0..rounds {
+        let base = Value::Object(bases[round * bases.len() / rounds].arguments.clone());
+        let made = [true, false].into_iter().find_map(|insert| {
+            hints.apply(&base, round as u64, seed, insert).filter(|(v, _)| generator.is_valid(v))
+        });
+        if let Some((Value::Object(arguments), hinted)) = made
+            && !out.iter().any(|c| c.arguments == arguments)
+        {
+            out.push(Case {
+                label: CaseLabel { hinted, ..CaseLabel::of(Mode::Valid) },
+                arguments,
+                draw: None,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -199,6 +228,41 @@ mod tests {
                 || c.label.mutation.as_deref() != Some("wrong-type")),
             "root wrong-type values are not objects and are never sent"
         );
+    }
+
+    #[test]
+    fn hinted_cases_are_valid_labelled_and_use_every_value() {
+        use mcp_fuzz_generators::hint::{Hint, Source, Target};
+        let schema = json!({"type": "object", "properties": {
+            "repo_path": {"type": "string"}, "max_count": {"type": "integer", "minimum": 1}},
+            "required": ["repo_path"]});
+        let g = Generator::compile(&schema).expect("compiles");
+        let planned = plan(&g, 1, 4).expect("plans");
+        let values = (0..12).map(|i| json!(format!("./repo{i}"))).collect();
+        let hints = HintPlan::new(
+            &schema,
+            &[Hint {
+                target: Target::Property("repo_path".into()),
+                source: Source::Values(values),
+            }],
+        )
+        .expect("hints");
+        let cases = hinted(&g, &hints, 1, &planned, 4);
+        assert_eq!(cases.len(), 12, "the longest list decides when it is longer than --cases");
+        for (i, c) in cases.iter().enumerate() {
+            assert!(g.is_valid(&Value::Object(c.arguments.clone())));
+            assert_eq!(c.arguments["repo_path"], format!("./repo{i}"));
+            assert_eq!(c.label.to_string(), "valid, hinted `/repo_path`");
+        }
+        let wrong = HintPlan::new(
+            &schema,
+            &[Hint {
+                target: Target::Property("max_count".into()),
+                source: Source::Values(vec![json!(0)]),
+            }],
+        )
+        .expect("hints");
+        assert!(hinted(&g, &wrong, 1, &planned, 4).is_empty(), "invalid hinted values are dropped");
     }
 
     #[test]

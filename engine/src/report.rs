@@ -90,6 +90,9 @@ pub struct ToolReport {
     /// than this field, and for tools not called).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_succeeded: Option<u64>,
+    /// The valid cases made with value hints (`[hints]` in mcp-fuzz.toml), when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hinted: Option<Hinted>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -112,6 +115,12 @@ impl ToolReport {
             .then(|| format!("0 of {valid} valid calls succeeded"))
     }
 
+    /// "3 of 10 hinted calls succeeded", for a tool called with value hints.
+    #[must_use]
+    pub fn hinted_note(&self) -> Option<String> {
+        self.hinted.map(|h| format!("{} of {} hinted calls succeeded", h.succeeded, h.calls))
+    }
+
     /// A tool about to be run.
     #[must_use]
     pub fn new(name: &str) -> Self {
@@ -125,6 +134,7 @@ impl ToolReport {
             score: None,
             outcomes: BTreeMap::new(),
             valid_succeeded: None,
+            hinted: None,
             extra: Map::new(),
             skip: None,
             waited: false,
@@ -143,6 +153,15 @@ impl ToolReport {
     pub fn total_cases(&self) -> u64 {
         self.cases.boundary + self.cases.valid + self.cases.invalid
     }
+}
+
+/// Valid cases made with value hints: how many were called, how many succeeded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hinted {
+    /// Hinted cases called (they count among the valid ones).
+    pub calls: u64,
+    /// Those answered with a successful result.
+    pub succeeded: u64,
 }
 
 /// Cases executed, by mode.
@@ -464,18 +483,39 @@ pub struct MergeSource {
 }
 
 impl Report {
-    /// "2 of 5 tested tools had no valid call succeed: ...", when some had none.
+    /// How many tested tools were really exercised (a valid call succeeded), with the valid
+    /// and hinted calls that succeeded; what the others' scores are worth. `None` when no
+    /// tested tool says (reports older than `validSucceeded`).
     #[must_use]
     pub fn coverage_summary(&self) -> Option<String> {
-        let tested = self.tools.iter().filter(|t| t.status == ToolStatus::Tested).count();
-        let blind = self.tools.iter().filter(|t| t.coverage_note().is_some()).count();
-        (blind > 0).then(|| {
-            format!(
-                "{blind} of {tested} tested tool(s) had no valid call succeed: their scores say \
-                 nothing about their real behaviour (the generated values may name nothing that \
-                 exists: paths, ids, repositories)"
-            )
-        })
+        let tested: Vec<&ToolReport> = self
+            .tools
+            .iter()
+            .filter(|t| t.status == ToolStatus::Tested && t.valid_succeeded.is_some())
+            .collect();
+        let sum = |f: fn(&ToolReport) -> u64| tested.iter().map(|t| f(t)).sum::<u64>();
+        let exercised = tested.iter().filter(|t| t.valid_succeeded > Some(0)).count();
+        let ok = sum(|t| t.valid_succeeded.unwrap_or(0));
+        let valid = sum(|t| t.cases.valid + t.cases.boundary);
+        let hinted = sum(|t| t.hinted.map_or(0, |h| h.calls));
+        let hinted_ok = sum(|t| t.hinted.map_or(0, |h| h.succeeded));
+        let blind = tested.iter().filter(|t| t.coverage_note().is_some()).count();
+        let mut s = format!(
+            "{exercised} of {} tested tool(s) exercised (a valid call succeeded); {ok} of {valid} \
+             valid calls succeeded",
+            tested.len()
+        );
+        if hinted > 0 {
+            s.push_str(&format!(", {hinted_ok} of {hinted} hinted ones"));
+        }
+        if blind > 0 {
+            s.push_str(&format!(
+                "; {blind} had no valid call succeed: their scores say nothing about their real \
+                 behaviour (the generated values may name nothing that exists: paths, ids, \
+                 repositories; add value hints)"
+            ));
+        }
+        (!tested.is_empty()).then_some(s)
     }
 
     /// Tools actually called.

@@ -14,6 +14,7 @@ use crate::sequence::{self, walk::SeqTool};
 use crate::server::{Instance, ListError};
 use crate::tools::ListingProblem;
 use futures_util::StreamExt;
+use std::borrow::Cow;
 use std::time::Instant;
 
 /// Progress of a run, for a progress bar or progress lines.
@@ -66,9 +67,9 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let mut findings = listing_findings(&listing.problems, listing.truncated.as_deref());
     // Each tool's line and findings, in listing order (`None` while its finishing waits).
     let mut runs: Vec<Option<ToolRun>> = Vec::new();
-    let mut deferred: Vec<(usize, Box<Started<'_>>)> = Vec::new();
+    let mut deferred: Vec<(usize, Box<Started<'_>>, Cow<'_, RunConfig>)> = Vec::new();
     let mut prog = Progress { findings: findings.len() as u64, ..Progress::default() };
-    let mut selector = Selector::new(&cfg.selection);
+    let mut selector = Selector::new(cfg);
     let mut seen: Vec<&str> = Vec::new();
     let mut pool = Pool::default();
     let mut stopped = None;
@@ -103,8 +104,13 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             }
             progress(prog.clone());
         };
+        // The tool's own timeout and cases (per-tool overrides in the config file).
+        let tool_cfg = cfg.for_tool(&tool.name);
+        for slot in &mut slots {
+            slot.set_timeout(tool_cfg.server.timeout);
+        }
         let ctx = Context {
-            cfg,
+            cfg: &tool_cfg,
             slots: &mut slots,
             pool: &mut pool,
             run_deadline,
@@ -119,10 +125,10 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
                 if cfg.campaign.max_failures.is_none() && started.only_waits() =>
             {
                 runs.push(None);
-                deferred.push((runs.len() - 1, started));
+                deferred.push((runs.len() - 1, started, tool_cfg));
                 continue;
             }
-            Begun::Started(started) => started.finish(cfg, &mut slots[0], run_deadline).await,
+            Begun::Started(started) => started.finish(&tool_cfg, &mut slots[0], run_deadline).await,
         };
         failures += ran.findings.iter().filter(|f| f.severity == Severity::Failure).count();
         stopped = stopped.or(ran.stop);
@@ -132,10 +138,11 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     }
     // The tools left waiting finish together, each on a server instance of its own (their
     // shrinking and re-runs call the server), in listing order as they end.
-    let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started)| {
+    let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started, c)| {
         let mut slot = Instance::new(&cfg.server, None);
+        slot.set_timeout(c.server.timeout);
         async move {
-            let ran = started.finish(cfg, &mut slot, run_deadline).await;
+            let ran = started.finish(&c, &mut slot, run_deadline).await;
             (at, ran, slot)
         }
     }))

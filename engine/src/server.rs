@@ -25,6 +25,8 @@ pub struct ServerSpec {
 /// stopped answering.
 pub struct Instance<'s> {
     spec: &'s ServerSpec,
+    /// The per-call timeout: the spec's, or a tool's own ([`Instance::set_timeout`]).
+    timeout: Duration,
     /// Shared with the calls still waiting in the background ([`Waiting`]).
     conn: Option<Arc<Connection>>,
     connected_once: bool,
@@ -97,6 +99,7 @@ impl<'s> Instance<'s> {
     pub fn new(spec: &'s ServerSpec, conn: Option<Connection>) -> Self {
         Self {
             spec,
+            timeout: spec.timeout,
             connected_once: conn.is_some(),
             conn: conn.map(Arc::new),
             restarts: 0,
@@ -120,7 +123,12 @@ impl<'s> Instance<'s> {
     /// The per-call timeout.
     #[must_use]
     pub fn timeout(&self) -> Duration {
-        self.spec.timeout
+        self.timeout
+    }
+
+    /// Calls from now on wait `timeout` (a tool's own, from a per-tool override).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
     }
 
     /// The live connection, if any.
@@ -203,7 +211,7 @@ impl<'s> Instance<'s> {
     /// # Errors
     /// [`ListError`] when the server cannot be started or the first page cannot be had.
     pub async fn list_tools(&mut self, max_pages: usize) -> Result<Listing, ListError> {
-        let timeout = self.spec.timeout;
+        let timeout = self.timeout;
         let conn = self.ensure().await.map_err(ListError::Connect)?;
         list_all(conn, max_pages, timeout).await.map_err(ListError::Listing)
     }
@@ -220,7 +228,7 @@ impl<'s> Instance<'s> {
         output: Option<&jsonschema::Validator>,
         keep: Keep,
     ) -> Result<Called, ConnectError> {
-        let timeout = self.spec.timeout;
+        let timeout = self.timeout;
         let conn = Arc::clone(self.ensure().await?);
         self.remember(tool, arguments);
         let (reply, exchange) = send(&conn, tool, arguments, keep, timeout).await;
@@ -245,7 +253,7 @@ impl<'s> Instance<'s> {
         keep: Keep,
         patience: Duration,
     ) -> Result<Attempt, ConnectError> {
-        let timeout = self.spec.timeout;
+        let timeout = self.timeout;
         let conn = Arc::clone(self.ensure().await?);
         self.remember(tool, arguments);
         // Polled here first; moved into a task of its own only if it outlasts its patience
@@ -288,7 +296,7 @@ impl<'s> Instance<'s> {
         output: Option<&jsonschema::Validator>,
         keep: Keep,
     ) -> Called {
-        let timeout = self.spec.timeout;
+        let timeout = self.timeout;
         let (result, late) = kept(&reply, keep);
         let outcome = classify(reply, output, || conn.stderr_tail());
         let stderr = if keep.exchange { conn.stderr_tail() } else { Vec::new() };

@@ -963,11 +963,10 @@ mod tests {
         }))
         .expect("compiles");
         let label = CaseLabel {
-            mode: Mode::Invalid,
             mutation: Some("wrong-type".into()),
             pointer: Some("/a".into()),
             keyword: Some("type".into()),
-            fed: None,
+            ..CaseLabel::of(Mode::Invalid)
         };
         let original = json!({"a": "x", "b": "y"});
         let rule = Admissible::new(&g, &label, original.as_object().expect("object"));

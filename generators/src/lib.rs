@@ -34,6 +34,7 @@ mod deterministic;
 mod error;
 mod format;
 pub mod hash;
+pub mod hint;
 pub mod keywords;
 mod pattern;
 pub mod pointer;

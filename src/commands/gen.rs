@@ -9,7 +9,7 @@ use crate::cli::{GenArgs, Mode};
 use crate::errors::CliError;
 use crate::input;
 use anyhow::Context as _;
-use mcp_fuzz_generators::{Generator, Invalid, Sampler, SchemaError, SchemaErrorKind};
+use mcp_fuzz_generators::{Generator, Invalid, SchemaError, SchemaErrorKind};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::io::{self, BufWriter, Write};
@@ -44,86 +44,42 @@ impl Input {
     }
 }
 
-/// Writes the lines in the order the mode asks for; see [`Mode`].
+/// Writes the lines in the order the mode asks for; see [`Mode`]: boundary values, mutations,
+/// random valid values, random invalid values, each when the mode asks for it.
 fn generate<W: Write>(
     generator: &Generator,
     args: &GenArgs,
     input: &Input,
     out: &mut Output<W>,
 ) -> anyhow::Result<()> {
+    let cannot = |e| input.cannot_generate(e);
+    let all = args.mode == Mode::All;
     let mut sampler = generator.sampler(args.seed);
-    match args.mode {
-        Mode::Valid => random_valid(&mut sampler, args.count, input, out),
-        Mode::Boundary => boundary(generator, input, out),
-        Mode::Invalid => {
-            let mutations = generator.mutations().map_err(|e| input.cannot_generate(e))?;
-            for invalid in mutations {
-                out.invalid(invalid)?;
-            }
-            random_invalid(&mut sampler, args.count, input, out)
-        }
-        Mode::All => {
-            boundary(generator, input, out)?;
-            let mutations = match generator.mutations() {
-                Ok(mutations) => Some(mutations),
-                Err(error) if accepts_everything(&error) => {
-                    note(format_args!("no invalid values for {}: {}", input.origin, error.kind));
-                    None
-                }
-                Err(error) => return Err(input.cannot_generate(error)),
-            };
-            let has_invalid = mutations.is_some();
-            for invalid in mutations.into_iter().flatten() {
-                out.invalid(invalid)?;
-            }
-            random_valid(&mut sampler, args.count, input, out)?;
-            if has_invalid {
-                random_invalid(&mut sampler, args.count, input, out)?;
-            }
-            Ok(())
+    if all || args.mode == Mode::Boundary {
+        for value in generator.boundary().map_err(cannot)? {
+            out.value(Output::<W>::BOUNDARY, value)?;
         }
     }
-}
-
-fn boundary<W: Write>(
-    generator: &Generator,
-    input: &Input,
-    out: &mut Output<W>,
-) -> anyhow::Result<()> {
-    for value in generator.boundary().map_err(|e| input.cannot_generate(e))? {
-        out.value(Output::<W>::BOUNDARY, value)?;
+    let mut invalid = all || args.mode == Mode::Invalid;
+    if invalid {
+        match generator.mutations() {
+            Ok(mutations) => mutations.into_iter().try_for_each(|m| out.invalid(m))?,
+            Err(error) if all && matches!(error.kind, SchemaErrorKind::AcceptsEverything) => {
+                note(format_args!("no invalid values for {}: {}", input.origin, error.kind));
+                invalid = false;
+            }
+            Err(error) => return Err(cannot(error)),
+        }
+    }
+    if all || args.mode == Mode::Valid {
+        for _ in 0..args.count {
+            out.value(Output::<W>::VALID, sampler.valid().map_err(cannot)?)?;
+        }
+    }
+    for _ in 0..if invalid { args.count } else { 0 } {
+        out.invalid(sampler.invalid().map_err(cannot)?)?;
     }
     Ok(())
-}
-
-fn random_valid<W: Write>(
-    sampler: &mut Sampler<'_>,
-    count: usize,
-    input: &Input,
-    out: &mut Output<W>,
-) -> anyhow::Result<()> {
-    for _ in 0..count {
-        let value = sampler.valid().map_err(|e| input.cannot_generate(e))?;
-        out.value(Output::<W>::VALID, value)?;
-    }
-    Ok(())
-}
-
-fn random_invalid<W: Write>(
-    sampler: &mut Sampler<'_>,
-    count: usize,
-    input: &Input,
-    out: &mut Output<W>,
-) -> anyhow::Result<()> {
-    for _ in 0..count {
-        let invalid = sampler.invalid().map_err(|e| input.cannot_generate(e))?;
-        out.invalid(invalid)?;
-    }
-    Ok(())
-}
-
-fn accepts_everything(error: &SchemaError) -> bool {
-    matches!(error.kind, SchemaErrorKind::AcceptsEverything)
 }
 
 /// The JSON Lines writer.

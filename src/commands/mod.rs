@@ -5,6 +5,7 @@ pub mod call;
 pub mod clients;
 pub mod diff;
 pub mod r#gen; // `gen` is a reserved keyword since edition 2024.
+pub mod init;
 pub mod merge;
 pub mod replay;
 pub mod run;

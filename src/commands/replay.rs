@@ -7,7 +7,6 @@ use crate::exit_code;
 use crate::output::write_stdout;
 use crate::{config, session};
 use mcp_fuzz_engine::case_file::{CASE_VERSION, CaseFile, OLDEST_CASE_VERSION};
-use mcp_fuzz_engine::client::Target;
 use serde_json::json;
 
 /// `mcp-fuzz replay`.
@@ -16,22 +15,15 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     let target = if config::names_a_server(&args.target) {
         config::target(&args.target)?
     } else {
-        let mut t = case.recorded_target().ok_or_else(|| {
+        let recorded = case.recorded_target().ok_or_else(|| {
             CliError::Usage(format!(
                 "{} records no server that can be started again; give one after `--` or with --http URL",
                 args.case.display()
             ))
         })?;
-        // --env, --inherit-env and --cwd still apply to the recorded command (its environment
-        // values were redacted when it was recorded).
-        if let Target::Stdio { env, inherit_env, cwd, .. } = &mut t {
-            *env = config::env_pairs(&args.target)?;
-            *inherit_env |= args.target.inherit_env;
-            if args.target.cwd.is_some() {
-                cwd.clone_from(&args.target.cwd);
-            }
-        }
-        t
+        // The server flags still apply to the recorded command (its environment values were
+        // redacted when it was recorded).
+        config::with_server_flags(recorded, &args.target)?
     };
     let spec = config::server_with(&args.target, target)?;
     let replayed = session::block_on(async {

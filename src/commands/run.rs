@@ -20,16 +20,17 @@ use std::time::{Duration, Instant};
 
 /// `mcp-fuzz run`.
 pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
-    let plan = OutputPlan::resolve(&args.output)?;
+    let settings = config::run(args)?;
+    let plan = OutputPlan::resolve(&settings.output)?;
     // Read the baseline first: a bad file is a usage error before any server is started.
-    let known = args
+    let known = settings
         .baseline
         .as_deref()
-        .map(|p| input::read_baseline(p, args.update_baseline))
+        .map(|p| input::read_baseline(p, settings.update_baseline))
         .transpose()?;
-    let cfg = config::run(args)?;
-    let bar = if args.quiet { None } else { progress_bar(plan.stdout_is_machine()) };
-    let mut lines = (!args.quiet && bar.is_none()).then(ProgressLines::new);
+    let cfg = settings.cfg;
+    let bar = if settings.quiet { None } else { progress_bar(plan.stdout_is_machine()) };
+    let mut lines = (!settings.quiet && bar.is_none()).then(ProgressLines::new);
     // A test hook: panic once this many cases have run, to check that a panic leaves no server
     // behind (`tests/integration/run.rs`). Not part of the interface.
     let panic_after =
@@ -57,17 +58,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(CliError::ServerStart(format!("{e}")).into()),
     };
-    if let Some(dir) = &args.artifacts {
+    if let Some(dir) = &settings.artifacts {
         write_case_files(dir, &report, &cfg)?;
     }
-    if let (Some(b), Some(path)) = (&known, &args.baseline) {
+    if let (Some(b), Some(path)) = (&known, &settings.baseline) {
         baseline::apply(b, &mut report, &path.display().to_string());
     }
     plan.emit(|f| render(&report, f))?;
-    if let (true, Some(b), Some(path)) = (args.update_baseline, &known, &args.baseline) {
+    if let (true, Some(b), Some(path)) = (settings.update_baseline, &known, &settings.baseline) {
         write_atomically(path, &baseline::updated(b, &report).to_bytes())?;
     }
-    Ok(exit_code::of_run(&report, args.fail_under))
+    Ok(exit_code::of_run(&report, settings.fail_under))
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and stdout is not a machine format.

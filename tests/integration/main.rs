@@ -7,6 +7,7 @@
 mod baseline;
 mod campaign;
 mod clients;
+mod config;
 mod connect;
 mod diff;
 mod e2e;

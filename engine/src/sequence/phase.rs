@@ -171,13 +171,7 @@ fn finding(
     };
     let flaky = m.reproduced < m.reruns;
     Finding {
-        case: Some(CaseLabel {
-            mode: Mode::Valid,
-            mutation: None,
-            pointer: None,
-            keyword: None,
-            fed: None,
-        }),
+        case: Some(CaseLabel::of(Mode::Valid)),
         arguments: w.runs.last().map(|r| r.arguments.clone()),
         minimal_arguments: shown.last().map(|s| s.arguments.clone()),
         // The answer of the sequence shown (the minimal one's last re-run).

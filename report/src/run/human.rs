@@ -114,7 +114,7 @@ pub fn tool_table(r: &Report) -> String {
             t.score.map_or("-".into(), |p| format!("{p:.1}%")),
             findings.to_string(),
             if t.status == ToolStatus::Tested {
-                t.coverage_note().unwrap_or_default()
+                t.coverage_note().or_else(|| t.hinted_note()).unwrap_or_default()
             } else {
                 t.reason.clone().unwrap_or_default()
             },

@@ -73,7 +73,7 @@ pub fn render(r: &Report) -> String {
                 if called { format!("{}/{}", t.graceful, t.cases.invalid) } else { "-".into() },
                 t.score.map_or("-".into(), |p| format!("{p:.1}%")),
                 if t.status == ToolStatus::Tested {
-                    text(&t.coverage_note().unwrap_or_default())
+                    text(&t.coverage_note().or_else(|| t.hinted_note()).unwrap_or_default())
                 } else {
                     text(t.reason.as_deref().unwrap_or(""))
                 },
