@@ -17,6 +17,8 @@
 //!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
+mod common;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
 use mcp_fuzz_engine::server::{Attempt, Instance, Keep, ServerSpec};
@@ -34,17 +36,7 @@ const BATCH: u32 = 1500;
 const ROUNDS: usize = 15;
 
 fn server() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
-        PathBuf::from,
-    );
-    let path = target.join("release/fx-healthy");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --release -p mcp-fuzz-fixtures` first",
-        path.display()
-    );
-    path
+    common::fixture("fx-healthy")
 }
 
 fn args() -> Map<String, Value> {

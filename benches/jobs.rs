@@ -7,6 +7,8 @@
 //!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
+mod common;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::client::{ConnectOptions, Target};
 use mcp_fuzz_engine::config::{Campaign, PerTool, RunConfig, Selection};
@@ -17,17 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 fn server() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
-        PathBuf::from,
-    );
-    let path = target.join("release/fx-ids");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --release -p mcp-fuzz-fixtures` first",
-        path.display()
-    );
-    path
+    common::fixture("fx-ids")
 }
 
 fn config(jobs: usize) -> RunConfig {

@@ -8,6 +8,8 @@
 //!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
+mod common;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_fuzz_engine::client::{ConnectOptions, Target as Connect};
 use mcp_fuzz_engine::sequence::exec::{self, Binding, Check, SeqStep};
@@ -15,20 +17,10 @@ use mcp_fuzz_engine::sequence::minimize::{Runner, Target, minimize};
 use mcp_fuzz_engine::server::{Instance, ServerSpec};
 use mcp_fuzz_engine::shrink::ShrinkConfig;
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::time::Duration;
 
 fn spec() -> ServerSpec {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
-        PathBuf::from,
-    );
-    let path = target.join("release/fx-use-after-close");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --release -p mcp-fuzz-fixtures` first",
-        path.display()
-    );
+    let path = common::fixture("fx-use-after-close");
     ServerSpec {
         target: Connect::Stdio {
             command: vec![path.display().to_string()],
