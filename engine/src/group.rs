@@ -68,9 +68,10 @@ fn dies_after_calls(mut members: Vec<Finding>, n: u64, deaths: u64) -> Finding {
     let whatever = if tools.len() > 1 { " whatever the calls are" } else { "" };
     let message = format!(
         "the server process dies on its call number {n}{whatever}: {deaths} death(s) on that call \
-         of a process while calling {}, whose inputs a fresh process answers; confirmed on two \
+         of a process while calling {}, whose inputs a fresh process answers; confirmed on {} \
          fresh processes, each of which answered {} calls of that input and died on call {n}",
         list(&tools),
+        crate::limit::PROCESSES,
         n.saturating_sub(1)
     );
     Finding {

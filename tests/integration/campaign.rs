@@ -77,7 +77,7 @@ fn combination_bugs_shrink_to_the_exact_minimal_input() {
 #[test]
 fn a_crash_that_depends_on_the_call_count_is_flaky_and_its_call_limit_proved() {
     // fx-crash-every-40 dies on every 40th call, whatever the input: the re-runs of the minimal
-    // case do not reproduce it, and two fresh processes each die on exactly call 40.
+    // case do not reproduce it, and six fresh processes each die on exactly call 40.
     let (_, r, _) = run_json("fx-crash-every-40", &["--cases", "30"]);
     let findings = r["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1, "{r:#}");
@@ -104,7 +104,7 @@ fn a_crash_that_depends_on_the_call_count_is_flaky_and_its_call_limit_proved() {
 #[test]
 fn a_server_that_dies_at_random_after_a_warm_up_has_no_call_limit() {
     // fx-flaky dies one time in three once a process has had 20 calls: deaths on scattered
-    // call numbers, which no two fresh processes repeat exactly.
+    // call numbers, which six fresh processes in a row repeat one time in 729 at worst.
     let (_, r, _) = run_json("fx-flaky", &["--cases", "50"]);
     let kinds: Vec<&str> = r["findings"]
         .as_array()
