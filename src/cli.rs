@@ -427,6 +427,21 @@ pub struct RunArgs {
     #[arg(long, help_heading = "Sequences")]
     pub no_stateful: bool,
 
+    /// Skip the prompts phase (prompts/list, prompts/get with generated arguments,
+    /// completions of prompt arguments).
+    #[arg(long, help_heading = "Beyond tools")]
+    pub no_prompts: bool,
+
+    /// Skip the resources phase (resources/list and reads, templates expanded with generated
+    /// values, completions of template variables).
+    #[arg(long, help_heading = "Beyond tools")]
+    pub no_resources: bool,
+
+    /// Skip the protocol conformance phase (well-formed but wrong requests, on a separate
+    /// server process; its own score, never the crash-resilience score).
+    #[arg(long, help_heading = "Beyond tools")]
+    pub no_protocol: bool,
+
     /// Walks the sequence phase makes (default 20).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000), help_heading = "Sequences")]
     pub sequences: Option<u64>,

@@ -214,6 +214,9 @@ fn run_flags(a: &RunArgs) -> Result<Profile, CliError> {
         jobs: a.jobs.map(Count),
         no_feed: on(a.no_feed),
         no_stateful: on(a.no_stateful),
+        no_prompts: on(a.no_prompts),
+        no_resources: on(a.no_resources),
+        no_protocol: on(a.no_protocol),
         sequences: a.sequences.map(Count),
         sequence_length: a.sequence_length.map(Count),
         ..server_flags(&a.target)?

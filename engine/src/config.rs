@@ -255,6 +255,26 @@ pub struct Campaign {
     pub stateful: Stateful,
     /// This tool's `slow` findings are expected (a per-tool override): infos, not warnings.
     pub expected_slow: bool,
+    /// The phases beyond tools: prompts, resources (and templates), protocol conformance.
+    pub beyond: Beyond,
+}
+
+/// Which phases beyond tools run (each on by default; `--no-prompts`, `--no-resources`,
+/// `--no-protocol` turn one off). Completions follow prompts and resources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Beyond {
+    /// `prompts/list` and `prompts/get`.
+    pub prompts: bool,
+    /// `resources/list`, `resources/templates/list` and `resources/read`.
+    pub resources: bool,
+    /// The protocol conformance checks.
+    pub protocol: bool,
+}
+
+impl Default for Beyond {
+    fn default() -> Self {
+        Self { prompts: true, resources: true, protocol: true }
+    }
 }
 
 /// The sequence phase: random walks of calls after the single-call phases.
@@ -290,6 +310,7 @@ impl Default for Campaign {
             feed: true,
             stateful: Stateful::default(),
             expected_slow: false,
+            beyond: Beyond::default(),
         }
     }
 }

@@ -87,6 +87,14 @@ pub enum FindingKind {
     /// A tool was called with valid cases and not one of them succeeded: its score says nothing
     /// about its real behaviour (a warning, once per tool).
     NoValidCallSucceeded,
+    /// A protocol conformance check failed: a well-formed but wrong request (an unknown method,
+    /// an unknown tool, a large request id, an unsupported protocol version...) did not get the
+    /// answer the MCP specification requires.
+    ProtocolNonconformance,
+    /// Parameters of the wrong type (`tools/call` whose `arguments` is not an object) answered
+    /// with -32603 Internal error instead of -32602 Invalid params: what TypeScript-SDK servers
+    /// do (a warning naming the SDK behaviour).
+    InvalidParamsAsInternalError,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -397,6 +405,26 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             help: "Add value hints for the arguments the tool needs to exist (paths, ids, repositories) to mcp-fuzz.toml's [hints] table; `mcp-fuzz init` writes stubs for them.",
         },
     ),
+    (
+        FindingKind::ProtocolNonconformance,
+        Rule {
+            id: "MCPF0029",
+            name: "protocol-nonconformance",
+            short: "A well-formed but wrong request did not get the answer the MCP specification requires.",
+            expected: "the answer the check's specification section requires (its specUrl)",
+            help: "Follow the specification section the check names; most SDKs do this for you when requests go through their dispatcher rather than a hand-written loop.",
+        },
+    ),
+    (
+        FindingKind::InvalidParamsAsInternalError,
+        Rule {
+            id: "MCPF0030",
+            name: "invalid-params-as-internal-error",
+            short: "Parameters of the wrong type were answered with -32603 Internal error instead of -32602 Invalid params.",
+            expected: "JSON-RPC error -32602 Invalid params for parameters of the wrong type",
+            help: "Validate the request's params before dispatch and answer -32602; TypeScript-SDK servers answer -32603 here, which clients read as a server fault rather than their own mistake.",
+        },
+    ),
 ];
 
 impl FindingKind {
@@ -595,6 +623,10 @@ pub struct Identity {
     /// The cause, for one cause seen on several tools (a server-wide finding: no tool, no case).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The prompt, resource, template or completion (`prompt summarize`), or the protocol
+    /// check's id, for findings about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<String>,
 }
 
 #[cfg(test)]

@@ -59,6 +59,14 @@ pub struct Report {
     /// The sequence phase, when it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stateful: Option<StatefulSummary>,
+    /// Prompts, resources, resource templates and completions, when the server offers any and
+    /// the run called them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surfaces: Option<SurfacesSummary>,
+    /// The protocol conformance phase, when it ran: its checks and its own score (never part
+    /// of `score`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolSummary>,
     /// Fields this version does not know (from a newer report), kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -182,6 +190,16 @@ pub struct Finding {
     /// The tool, when the finding is about one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// The prompt, resource, resource template or completion, when the finding is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<SurfaceRef>,
+    /// The protocol conformance check, when the finding is about one (its `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// The JSON-RPC request that failed (method and params), for findings not about a tool
+    /// call: what to send to reproduce it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Value>,
     /// What was found.
     pub kind: FindingKind,
     /// How much it matters.
@@ -273,6 +291,9 @@ impl Finding {
     ) -> Self {
         Self {
             tool,
+            surface: None,
+            check: None,
+            request: None,
             kind,
             severity,
             case: None,
@@ -309,6 +330,7 @@ impl Finding {
                 mutation: None,
                 pointer: None,
                 cause: cause.flatten(),
+                surface: None,
             };
         }
         Identity {
@@ -317,6 +339,19 @@ impl Finding {
             mutation: self.case.as_ref().and_then(|c| c.mutation.clone()),
             pointer: self.case.as_ref().and_then(|c| c.pointer.clone()),
             cause: None,
+            surface: self.surface.as_ref().map(ToString::to_string).or_else(|| self.check.clone()),
+        }
+    }
+
+    /// What the finding is about, in words: the tool, the prompt or resource (`prompt
+    /// summarize`), the protocol check (`protocol unknown-method`), or `server`.
+    #[must_use]
+    pub fn subject(&self) -> String {
+        match (&self.tool, &self.surface, &self.check) {
+            (Some(t), _, _) => t.clone(),
+            (None, Some(s), _) => s.to_string(),
+            (None, None, Some(c)) => format!("protocol {c}"),
+            _ => "server".into(),
         }
     }
 
@@ -682,5 +717,160 @@ mod tests {
             [Grade::of(100.0), Grade::of(90.0), Grade::of(10.0)],
             [Grade::A, Grade::B, Grade::F]
         );
+    }
+}
+
+/// A prompt, resource, resource template or completion a finding is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SurfaceRef {
+    /// Which surface.
+    pub kind: SurfaceKind,
+    /// The prompt's name, the resource's URI or the template's URI template.
+    pub name: String,
+    /// For a completion: the argument (or template variable) completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument: Option<String>,
+}
+
+impl std::fmt::Display for SurfaceRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.kind.as_str(), self.name)?;
+        match &self.argument {
+            Some(a) => write!(f, " ({a})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The surfaces of a server beside its tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SurfaceKind {
+    /// `prompts/get`.
+    Prompt,
+    /// `resources/read` of a listed resource (or of an unknown URI).
+    Resource,
+    /// `resources/read` of a URI expanded from a `resources/templates/list` template.
+    ResourceTemplate,
+    /// `completion/complete` for a prompt argument or a template variable.
+    Completion,
+}
+
+impl SurfaceKind {
+    /// The documented name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+            Self::ResourceTemplate => "resource-template",
+            Self::Completion => "completion",
+        }
+    }
+}
+
+/// Prompts, resources, templates and completions: what was listed and called, per item.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SurfacesSummary {
+    /// Each prompt of `prompts/list`, in listing order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<SurfaceItem>,
+    /// Each resource of `resources/list` read (at most a bounded count), plus unknown URIs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<SurfaceItem>,
+    /// Each template of `resources/templates/list`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<SurfaceItem>,
+    /// `completion/complete` requests, per prompt argument and template variable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completions: Vec<SurfaceItem>,
+    /// Why a surface was not called: by surface name (`prompts`, `resources`, `completions`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped: BTreeMap<String, String>,
+    /// Requests made.
+    pub requests: u64,
+}
+
+/// One prompt, resource, template or completion target: how its requests were answered.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SurfaceItem {
+    /// The prompt's name, the resource's URI, the template, or `prompt:argument`.
+    pub name: String,
+    /// Requests made.
+    pub requests: u64,
+    /// Answered with a valid result.
+    pub succeeded: u64,
+    /// Answered with a JSON-RPC error (how a server refuses bad input).
+    pub errors: u64,
+    /// How often each outcome kind was seen.
+    pub outcomes: BTreeMap<String, u64>,
+}
+
+/// The protocol conformance phase.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolSummary {
+    /// Every check, in the order run.
+    pub checks: Vec<ProtocolCheck>,
+    /// Checks passed.
+    pub passed: u64,
+    /// Checks failed (a failure or a warning finding each).
+    pub failed: u64,
+    /// Checks not run, each with its reason.
+    pub skipped: u64,
+    /// Passed over run, in percent (`None` when none ran): its own score, never part of the
+    /// crash-resilience score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Why the whole phase did not run, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One conformance check and what the server answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolCheck {
+    /// Stable id (`unknown-method`).
+    pub id: String,
+    /// What is sent, in words.
+    pub title: String,
+    /// The specification section that requires the answer.
+    pub spec_url: String,
+    /// Why the answer is required, in one line.
+    pub rationale: String,
+    /// The answer required.
+    pub expected: String,
+    /// `pass`, `fail` or `skip`.
+    pub status: CheckStatus,
+    /// What the server answered (or why the check was skipped).
+    pub observed: String,
+}
+
+/// How a conformance check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckStatus {
+    /// The server answered as required.
+    Pass,
+    /// It did not: a finding says how much it matters.
+    Fail,
+    /// Not run (why in `observed`).
+    Skip,
+}
+
+impl ProtocolSummary {
+    /// Counts and score from the checks.
+    #[must_use]
+    pub fn of(checks: Vec<ProtocolCheck>, reason: Option<String>) -> Self {
+        let count = |s| checks.iter().filter(|c| c.status == s).count() as u64;
+        let (passed, failed, skipped) =
+            (count(CheckStatus::Pass), count(CheckStatus::Fail), count(CheckStatus::Skip));
+        let ran = passed + failed;
+        let score = (ran > 0).then(|| (passed as f64 * 1000.0 / ran as f64).round() / 10.0);
+        Self { checks, passed, failed, skipped, score, reason }
     }
 }

@@ -56,6 +56,8 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let run_deadline = cfg.campaign.time_budget.map(|b| started + b);
     let mut first = Instance::start(&cfg.server).await?;
     let server = first.connection().map(|c| c.server.clone()).unwrap_or_default();
+    let capabilities =
+        first.connection().map(|c| c.capabilities.clone()).unwrap_or(serde_json::Value::Null);
     let listing = first.list_tools(MAX_PAGES).await.map_err(|e| match e {
         ListError::Connect(c) => RunError::Connect(c),
         ListError::Listing(l) => RunError::Listing(l),
@@ -188,6 +190,33 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             stateful = Some(phase.summary);
         }
     }
+    // Beyond tools: prompts, resources, templates and completions, then the protocol checks.
+    let (mut surfaces, mut protocol) = (None, None);
+    let beyond = cfg.campaign.beyond;
+    if stopped.is_none() && (beyond.prompts || beyond.resources) {
+        let phase = crate::surface::run(cfg, &capabilities, run_deadline).await;
+        findings.extend(phase.findings);
+        phase_restarts += phase.restarts;
+        if let Some(s) = &phase.summary {
+            prog.findings = findings.len() as u64;
+            prog.finished_tool = Some(format!("prompts and resources ({} requests)", s.requests));
+            progress(prog.clone());
+        }
+        surfaces = phase.summary;
+    }
+    if stopped.is_none() && beyond.protocol {
+        let tool = tools.iter().find(|r| r.status.was_called()).map(|r| r.name.as_str());
+        let phase = crate::protocol::run(cfg, tool).await;
+        findings.extend(phase.findings);
+        let p = &phase.summary;
+        prog.findings = findings.len() as u64;
+        prog.finished_tool = Some(format!(
+            "protocol checks ({} passed, {} failed, {} skipped)",
+            p.passed, p.failed, p.skipped
+        ));
+        progress(prog.clone());
+        protocol = Some(phase.summary);
+    }
     findings.extend(stray_finding(&slots));
     // One bug, one finding: a cause seen on several tools, and deaths on a call limit.
     let (limit, mut proof_calls) = crate::limit::prove(cfg, &findings).await;
@@ -231,6 +260,8 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         stopped: stopped.map(|s| s.to_string()),
         merged_from: None,
         stateful,
+        surfaces,
+        protocol,
         extra: serde_json::Map::new(),
     })
 }

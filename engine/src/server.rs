@@ -286,6 +286,36 @@ impl<'s> Instance<'s> {
         Ok(Attempt::Done(self.judged(&conn, reply, exchange, output, keep).await))
     }
 
+    /// Sends one request of any method (`prompts/get`, `resources/read`...) and returns its raw
+    /// reply, with the stderr tail after it. A request unanswered within the timeout is given up
+    /// on (cancelled) and returned as [`Reply::Timeout`]; the server is dropped, for a fresh one
+    /// on the next call, when it died or no longer answers `ping`.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the server cannot be (re)started.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+    ) -> Result<(Reply, Vec<String>), ConnectError> {
+        let timeout = self.timeout;
+        let conn = Arc::clone(self.ensure().await?);
+        let reply = conn.request(method, Some(params), timeout).await;
+        if let Reply::Timeout(w) = &reply {
+            w.give_up();
+        }
+        let stderr = conn.stderr_tail();
+        let dead = match &reply {
+            Reply::Exited(_) => true,
+            Reply::Timeout(_) => !conn.ping(Duration::from_secs(2).min(timeout)).await,
+            _ => false,
+        };
+        if dead {
+            self.close().await;
+        }
+        Ok((reply, stderr))
+    }
+
     /// Judges a reply that came on `conn`, and drops the server if it died or stopped
     /// answering `ping`.
     async fn judged(

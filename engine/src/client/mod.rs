@@ -7,6 +7,7 @@
 //! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
 
 mod progress;
+pub mod raw;
 mod wire;
 
 pub(crate) use progress::human_duration;
@@ -275,6 +276,8 @@ pub struct Connection {
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// What the server said about itself.
     pub server: ServerInfo,
+    /// The capabilities the server declared in its `initialize` answer (`{}` when unknown).
+    pub capabilities: Value,
 }
 
 fn client_handler(book: &Arc<Book>) -> Handler {
@@ -311,69 +314,8 @@ impl Connection {
         cwd: Option<&PathBuf>,
         opts: &ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        let (program, args) = command
-            .split_first()
-            .ok_or_else(|| ConnectError::Invalid("no server command given after `--`".into()))?;
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        cmd.process_group(0);
-        if !inherit_env {
-            cmd.env_clear();
-            for (k, v) in std::env::vars_os() {
-                let name = k.to_string_lossy();
-                if ENV_ALLOWLIST.contains(&name.as_ref()) || name.starts_with("LC_") {
-                    cmd.env(&k, &v);
-                }
-            }
-        }
-        cmd.envs(env.iter().map(|(k, v)| (k, v)));
-        if let Some(dir) = cwd {
-            cmd.current_dir(dir);
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|source| ConnectError::Spawn { program: program.clone(), source })?;
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok());
-        if let Some(p) = pgid {
-            live_groups().push(p);
-        }
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let stdin = child.stdin.take().expect("stdin is piped");
-        let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        {
-            let stderr = Arc::clone(&stderr);
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr_pipe).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    let mut q = stderr.lock().expect("stderr lock");
-                    if q.len() == STDERR_LINES {
-                        q.pop_front();
-                    }
-                    q.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
-                }
-            });
-        }
-        let (exit_tx, exit_rx) = watch::channel(None);
-        let (kill_tx, kill_rx) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let status = tokio::select! {
-                s = child.wait() => s,
-                _ = kill_rx => {
-                    kill_group(pgid);
-                    child.wait().await
-                }
-            };
-            let info = status.map_or(ExitInfo { code: None, signal: None }, |s| {
-                use std::os::unix::process::ExitStatusExt;
-                ExitInfo { code: s.code(), signal: s.signal() }
-            });
-            let _ = exit_tx.send(Some(info));
-        });
+        let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, pgid } =
+            spawn(command, env, inherit_env, cwd)?;
         let wire = Arc::new(WireState::default());
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
         let writer = WireWriter::new(stdin, Arc::clone(&wire));
@@ -420,7 +362,12 @@ impl Connection {
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
         let server = server_info(&client);
+        let capabilities = client
+            .peer_info()
+            .and_then(|p| serde_json::to_value(&p.capabilities).ok())
+            .unwrap_or_else(|| json!({}));
         Ok(Self {
+            capabilities,
             client,
             book,
             max_call_time: opts.max_call_time,
@@ -473,7 +420,12 @@ impl Connection {
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
         let server = server_info(&client);
+        let capabilities = client
+            .peer_info()
+            .and_then(|p| serde_json::to_value(&p.capabilities).ok())
+            .unwrap_or_else(|| json!({}));
         Ok(Self {
+            capabilities,
             client,
             book,
             max_call_time: opts.max_call_time,
@@ -789,6 +741,90 @@ impl Connection {
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), self.client.close()).await;
     }
+}
+
+/// A stdio server just started: its pipes, its stderr tail (drained by a task), the watch on
+/// its exit status, and the switch that kills its process group.
+pub(crate) struct Spawned {
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+    pub stderr: Arc<Mutex<VecDeque<String>>>,
+    pub exit_rx: watch::Receiver<Option<ExitInfo>>,
+    pub kill_tx: oneshot::Sender<()>,
+    pub pgid: Option<i32>,
+}
+
+/// Starts a stdio server in a process group of its own, with the minimal environment unless
+/// `inherit_env`; a task drains its stderr and another watches its exit.
+pub(crate) fn spawn(
+    command: &[String],
+    env: &[(String, String)],
+    inherit_env: bool,
+    cwd: Option<&PathBuf>,
+) -> Result<Spawned, ConnectError> {
+    let (program, args) = command
+        .split_first()
+        .ok_or_else(|| ConnectError::Invalid("no server command given after `--`".into()))?;
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd.process_group(0);
+    if !inherit_env {
+        cmd.env_clear();
+        for (k, v) in std::env::vars_os() {
+            let name = k.to_string_lossy();
+            if ENV_ALLOWLIST.contains(&name.as_ref()) || name.starts_with("LC_") {
+                cmd.env(&k, &v);
+            }
+        }
+    }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child =
+        cmd.spawn().map_err(|source| ConnectError::Spawn { program: program.clone(), source })?;
+    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    if let Some(p) = pgid {
+        live_groups().push(p);
+    }
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stderr_pipe = child.stderr.take().expect("stderr is piped");
+    let stderr = Arc::new(Mutex::new(VecDeque::new()));
+    {
+        let stderr = Arc::clone(&stderr);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr_pipe).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut q = stderr.lock().expect("stderr lock");
+                if q.len() == STDERR_LINES {
+                    q.pop_front();
+                }
+                q.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+            }
+        });
+    }
+    let (exit_tx, exit_rx) = watch::channel(None);
+    let (kill_tx, kill_rx) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let status = tokio::select! {
+            s = child.wait() => s,
+            _ = kill_rx => {
+                kill_group(pgid);
+                child.wait().await
+            }
+        };
+        let info = status.map_or(ExitInfo { code: None, signal: None }, |s| {
+            use std::os::unix::process::ExitStatusExt;
+            ExitInfo { code: s.code(), signal: s.signal() }
+        });
+        let _ = exit_tx.send(Some(info));
+    });
+    Ok(Spawned { stdin, stdout, stderr, exit_rx, kill_tx, pgid })
 }
 
 impl Drop for Connection {

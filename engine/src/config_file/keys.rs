@@ -192,6 +192,12 @@ profile! {
     sequences: Count<1, 10000> = "sequences";
     /// Calls per walk, at most.
     sequence_length: Count<1, 1000> = "sequence-length";
+    /// Skip the prompts phase (`prompts/list`, `prompts/get`, completions of prompt arguments).
+    no_prompts: bool = "no-prompts";
+    /// Skip the resources phase (`resources/list`, reads, templates, completions of variables).
+    no_resources: bool = "no-resources";
+    /// Skip the protocol conformance phase (wrong requests on a separate server process).
+    no_protocol: bool = "no-protocol";
 }
 
 /// The keys of a per-tool override (`[[profile.NAME.overrides]]`).

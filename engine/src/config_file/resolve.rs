@@ -3,7 +3,7 @@
 
 use super::keys::Profile;
 use crate::client::{ConnectOptions, Target};
-use crate::config::{Campaign, PerTool, RunConfig, Selection, Stateful, ToolHint};
+use crate::config::{Beyond, Campaign, PerTool, RunConfig, Selection, Stateful, ToolHint};
 use crate::server::ServerSpec;
 use crate::shrink::ShrinkConfig;
 use std::time::Duration;
@@ -77,6 +77,11 @@ impl Profile {
                     length: usize::try_from(set(self.sequence_length).0).unwrap_or(usize::MAX),
                 },
                 expected_slow: false,
+                beyond: Beyond {
+                    prompts: !flag(self.no_prompts),
+                    resources: !flag(self.no_resources),
+                    protocol: !flag(self.no_protocol),
+                },
             },
             per_tool: PerTool { overrides: self.overrides.clone(), hints },
         }

@@ -85,6 +85,12 @@ pub fn render(r: &Report) -> String {
     if let Some(seq) = super::stateful_text(r) {
         let _ = writeln!(s, "Sequences: {seq}");
     }
+    if let Some(beyond) = super::surfaces_text(r) {
+        let _ = writeln!(s, "Beyond tools: {beyond}");
+    }
+    if let Some(p) = super::protocol_text(r) {
+        let _ = writeln!(s, "Protocol: {p}");
+    }
     let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
@@ -126,8 +132,7 @@ pub fn tool_table(r: &Report) -> String {
 }
 
 fn finding(s: &mut String, r: &Report, f: &Finding) {
-    let tool = f.tool.as_deref().unwrap_or("server");
-    let _ = writeln!(s, "\n  [{}] {tool}: {} - {}", f.severity, f.kind, f.message);
+    let _ = writeln!(s, "\n  [{}] {}: {} - {}", f.severity, f.subject(), f.kind, f.message);
     if let Some(c) = f.case.as_ref().filter(|_| f.sequence.is_empty()) {
         let _ = writeln!(s, "      case: {}", super::case_text(c));
     }
@@ -140,6 +145,8 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
         for (i, (call, note)) in lines.iter().enumerate() {
             let _ = writeln!(s, "        {}. {call} {note}", i + 1);
         }
+    } else if let (Some(request), None) = (&f.request, &f.arguments) {
+        let _ = writeln!(s, "      request: {}", super::cut(&request.to_string()));
     } else if let Some(a) = &f.arguments {
         let _ =
             writeln!(s, "      arguments: {}", super::cut(&Value::Object(a.clone()).to_string()));
@@ -176,6 +183,9 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
         let line = super::too_long(a)
             .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
         let _ = writeln!(s, "      replay: {line}");
+    }
+    if let (Some(request), true) = (&f.request, f.arguments.is_some()) {
+        let _ = writeln!(s, "      request: {}", super::cut(&request.to_string()));
     }
     let _ = writeln!(s, "      fix: {}", f.fix());
 }

@@ -54,12 +54,25 @@ pub fn render(r: &Report) -> String {
     let server_findings: Vec<&Finding> = r
         .findings
         .iter()
+        .filter(|f| f.surface.is_none() && f.check.is_none())
         .filter(|f| {
             f.tool.is_none() || !r.tools.iter().any(|t| Some(t.name.as_str()) == f.tool.as_deref())
         })
         .collect();
     server.cases = checks(r, "server", SERVER_CHECKS, &server_findings);
     root.suites.push(server);
+    if r.surfaces.is_some() {
+        let mine: Vec<&Finding> = r.findings.iter().filter(|f| f.surface.is_some()).collect();
+        let mut suite = TestSuite::new("beyond-tools");
+        suite.cases = checks(r, "beyond-tools", &[], &mine);
+        if suite.cases.is_empty() {
+            suite.cases.push(TestCase::new("beyond-tools", "prompts-and-resources"));
+        }
+        root.suites.push(suite);
+    }
+    if let Some(p) = &r.protocol {
+        root.suites.push(protocol_suite(r, p));
+    }
     for t in &r.tools {
         let mine: Vec<&Finding> =
             r.findings.iter().filter(|f| f.tool.as_deref() == Some(t.name.as_str())).collect();
@@ -79,6 +92,29 @@ pub fn render(r: &Report) -> String {
         root.suites.push(suite);
     }
     root.to_xml()
+}
+
+/// One case per conformance check: failed when its finding fails the run, its finding's text as
+/// output when it is only a warning, skipped with its reason.
+fn protocol_suite(r: &Report, p: &mcp_fuzz_engine::report::ProtocolSummary) -> TestSuite {
+    use mcp_fuzz_engine::report::CheckStatus;
+    let mut suite = TestSuite::new("protocol");
+    suite.properties =
+        vec![("score".into(), p.score.map_or("n/a".into(), |s| format!("{s:.1}")))];
+    for c in &p.checks {
+        let case = TestCase::new("protocol", c.id.clone());
+        let finding = r.findings.iter().find(|f| f.check.as_deref() == Some(c.id.as_str()));
+        suite.cases.push(match (c.status, finding) {
+            (CheckStatus::Skip, _) => case.skipped(c.observed.clone()),
+            (CheckStatus::Fail, Some(f)) if f.fails() => {
+                let body = format!("{}\nspec: {}\nexpected: {}", f.message, c.spec_url, c.expected);
+                case.failed(f.kind.as_str(), f.message.clone(), body)
+            }
+            (CheckStatus::Fail, Some(f)) => case.with_output(format!("[{}] {}", f.severity, f.message)),
+            _ => case,
+        });
+    }
+    suite
 }
 
 /// One case per check in `fixed`, then one per other kind found, in first-seen order.

@@ -40,6 +40,12 @@ pub fn render(r: &Report) -> String {
     if let Some(seq) = super::stateful_text(r) {
         let _ = writeln!(s, "- Sequences: {}", text(&seq));
     }
+    if let Some(beyond) = super::surfaces_text(r) {
+        let _ = writeln!(s, "- Beyond tools: {}", text(&beyond));
+    }
+    if let Some(p) = super::protocol_text(r) {
+        let _ = writeln!(s, "- Protocol: {}", text(&p));
+    }
     let _ = writeln!(
         s,
         "- Seed {}, {} calls, {} restarts, {:.1}s, mcp-fuzz {}{}",
@@ -150,11 +156,12 @@ pub fn render(r: &Report) -> String {
 }
 
 fn summary_row(f: &Finding) -> Vec<String> {
-    vec![code_span(f.tool.as_deref().unwrap_or("server")), text(f.kind.as_str()), text(&f.message)]
+    vec![code_span(&f.subject()), text(f.kind.as_str()), text(&f.message)]
 }
 
 fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
-    let tool = f.tool.as_deref().unwrap_or("server");
+    let subject = f.subject();
+    let tool = subject.as_str();
     let called = f.case_tool().unwrap_or(tool);
     let _ = writeln!(
         s,

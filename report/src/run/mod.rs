@@ -63,6 +63,9 @@ fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
             .collect();
         return Some(format!("{} cases in all: {}", f.occurrences, per_tool.join(", ")));
     }
+    if f.other_cases.is_empty() && f.surface.is_some() {
+        return Some(format!("{more} more request(s) of this item failed the same way"));
+    }
     let mut labels: Vec<(String, usize)> = Vec::new();
     for text in f.other_cases.iter().map(case_text) {
         match labels.iter_mut().find(|(t, _)| *t == text) {
@@ -123,6 +126,64 @@ fn sequence_text(f: &mcp_fuzz_engine::report::Finding) -> Option<(String, Vec<(S
         })
         .collect();
     Some((head, lines))
+}
+
+/// One line on the phase beyond tools: what was listed and called, and what was not and why.
+fn surfaces_text(r: &Report) -> Option<String> {
+    let s = r.surfaces.as_ref()?;
+    let count = |n: usize, one: &str, many: &str| {
+        format!("{n} {}", if n == 1 { one } else { many })
+    };
+    let mut parts = Vec::new();
+    if !s.prompts.is_empty() {
+        parts.push(count(s.prompts.len(), "prompt", "prompts"));
+    }
+    let listed = s.resources.iter().filter(|i| i.name != "unknown URIs").count();
+    if listed > 0 {
+        parts.push(count(listed, "resource read", "resources read"));
+    }
+    if !s.templates.is_empty() {
+        parts.push(count(s.templates.len(), "template", "templates"));
+    }
+    if !s.completions.is_empty() {
+        parts.push(count(s.completions.len(), "argument completed", "arguments completed"));
+    }
+    let mut line = if parts.is_empty() {
+        "nothing listed".to_owned()
+    } else {
+        format!("{}, {} requests", parts.join(", "), s.requests)
+    };
+    for (what, why) in &s.skipped {
+        line.push_str(&format!("; {what} not called: {why}"));
+    }
+    Some(line)
+}
+
+/// One line on the protocol conformance phase: its score and the checks that failed.
+fn protocol_text(r: &Report) -> Option<String> {
+    let p = r.protocol.as_ref()?;
+    if let Some(why) = &p.reason {
+        return Some(format!("not run: {why}"));
+    }
+    let mut line = format!(
+        "{} of {} checks passed{}",
+        p.passed,
+        p.passed + p.failed,
+        p.score.map_or(String::new(), |s| format!(" ({s:.1}%, its own score)"))
+    );
+    let failed: Vec<&str> = p
+        .checks
+        .iter()
+        .filter(|c| c.status == mcp_fuzz_engine::report::CheckStatus::Fail)
+        .map(|c| c.id.as_str())
+        .collect();
+    if !failed.is_empty() {
+        line.push_str(&format!("; failed: {}", failed.join(", ")));
+    }
+    if p.skipped > 0 {
+        line.push_str(&format!("; {} skipped", p.skipped));
+    }
+    Some(line)
 }
 
 /// The replay of a sequence: its case file, which `run --artifacts DIR` writes.

@@ -108,10 +108,15 @@ fn location(server: &str, tool: Option<&str>) -> LogicalLocation {
 
 fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
     let level = crate::severity::Level::from(f.severity).sarif();
-    let mut message = match &f.tool {
-        Some(t) => format!("{t}: {}", f.message),
-        None => f.message.clone(),
+    let subject = f.subject();
+    let mut message = if subject == "server" {
+        f.message.clone()
+    } else {
+        format!("{subject}: {}", f.message)
     };
+    if let (Some(request), None) = (&f.request, &f.arguments) {
+        message.push_str(&format!(" Request: {request}"));
+    }
     if let Some(a) = &f.arguments {
         message.push_str(&format!(" Arguments: {}", Value::Object(a.clone())));
     }
@@ -160,7 +165,10 @@ fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
         rule_id: f.kind.rule().id.into(),
         level: Some(level),
         message,
-        locations: vec![location(server, f.tool.as_deref())],
+        locations: vec![location(
+            server,
+            f.tool.as_deref().or((subject != "server").then_some(subject.as_str())),
+        )],
         partial_fingerprints: vec![(IDENTITY_KEY.into(), identity_fingerprint(&f.identity()))],
         baseline_state: r
             .baseline
