@@ -18,6 +18,11 @@ struct Entry {
     args: Vec<String>,
     exit_status: Option<i64>,
     exit_code: Option<i32>,
+    /// Run the protocol conformance phase too (off otherwise: every rmcp-based fixture gets
+    /// the Rust SDK's -32601 answer to a `tools/call` whose params do not parse, a finding about
+    /// the SDK rather than the fixture).
+    #[serde(default)]
+    protocol: bool,
     /// Per-tool expectations (`[fx-combo.search]`) and the prose keys (`trigger`, `notes`...).
     #[serde(flatten)]
     rest: BTreeMap<String, toml::Value>,
@@ -41,7 +46,10 @@ fn kinds(report: &Value, tool: Option<&str>) -> BTreeSet<String> {
 
 /// What is wrong with one fixture's run, as readable lines (empty: it matched).
 fn check(name: &str, entry: &Entry) -> Vec<String> {
-    let args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
+    let mut args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
+    if !entry.protocol {
+        args.push("--no-protocol");
+    }
     let mut problems = Vec::new();
     if let Some(code) = entry.exit_code {
         let path = server(name);

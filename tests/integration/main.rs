@@ -5,6 +5,7 @@
 //! (formats asserted), independently of the generators' own oracle.
 
 mod baseline;
+mod beyond;
 mod campaign;
 mod clients;
 mod config;

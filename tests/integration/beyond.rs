@@ -1,0 +1,141 @@
+//! Beyond tools (issue 15): prompts, resources, resource templates and completions fuzzed and
+//! judged like tools, and the protocol conformance phase with its own section and score.
+
+use crate::run::run_json;
+use serde_json::Value;
+
+fn findings(r: &Value) -> &Vec<Value> {
+    r["findings"].as_array().expect("findings")
+}
+
+/// The findings about a surface of `kind` named `name`.
+fn about<'a>(r: &'a Value, kind: &str, name: &str) -> Vec<&'a Value> {
+    findings(r)
+        .iter()
+        .filter(|f| f["surface"]["kind"] == kind && f["surface"]["name"] == name)
+        .collect()
+}
+
+#[test]
+fn a_prompt_that_crashes_without_its_argument_is_one_shrunk_failure() {
+    let (code, r, _) = run_json("fx-prompts", &["--no-protocol", "--no-stateful"]);
+    assert_eq!(code, 1, "two failures fail the run: {r:#}");
+    let crash = about(&r, "prompt", "summarize");
+    assert_eq!(crash.len(), 1, "one finding per item and kind: {r:#}");
+    let f = crash[0];
+    assert_eq!((f["kind"].as_str(), f["severity"].as_str()), (Some("exited"), Some("failure")));
+    assert_eq!(f["outcome"]["exit"]["code"], 101, "{f:#}");
+    assert_eq!(f["request"]["method"], "prompts/get");
+    assert!(f["request"]["params"]["arguments"].get("topic").is_none(), "{f:#}");
+    assert!(f.get("tool").is_none(), "not about a tool: {f:#}");
+    // The healthy prompt `greet` refuses bad input with -32602: nothing to report.
+    assert!(about(&r, "prompt", "greet").is_empty(), "{r:#}");
+    let greet = &r["surfaces"]["prompts"][0];
+    assert_eq!(greet["name"], "greet");
+    assert!(greet["succeeded"].as_u64() >= Some(2), "valid calls succeed: {greet:#}");
+    assert!(greet["outcomes"]["invalid-params"].as_u64() > Some(0), "{greet:#}");
+}
+
+#[test]
+fn a_completion_past_100_values_is_a_protocol_violation_and_a_good_one_feeds_the_prompt() {
+    let (_, r, _) = run_json("fx-prompts", &["--no-protocol", "--no-stateful"]);
+    let over = about(&r, "completion", "ref/prompt greet");
+    assert_eq!(over.len(), 1, "only `style` overflows: {r:#}");
+    assert_eq!(over[0]["surface"]["argument"], "style");
+    assert_eq!(over[0]["kind"], "protocol-violation");
+    assert!(over[0]["message"].as_str().expect("message").contains("101 values"), "{:#}", over[0]);
+    // `name` completes to Alice, Bob, Carol: the valid prompt call used the first.
+    let completions = r["surfaces"]["completions"].as_array().expect("completions");
+    assert!(completions.iter().any(|c| c["name"] == "prompt greet: name" && c["succeeded"] == 5));
+}
+
+#[test]
+fn a_template_read_that_hangs_on_a_long_variable_is_a_hang_and_the_rest_is_clean() {
+    let (code, r, _) = run_json("fx-resources", &["--no-protocol", "--no-stateful", "--timeout", "1"]);
+    assert_eq!(code, 1, "{r:#}");
+    let kinds: Vec<&str> = findings(&r).iter().filter_map(|f| f["kind"].as_str()).collect();
+    assert_eq!(kinds, ["hang"], "{r:#}");
+    let hang = about(&r, "resource-template", "mem://notes/{id}");
+    assert_eq!(hang.len(), 1);
+    let uri = hang[0]["request"]["params"]["uri"].as_str().expect("uri");
+    assert!(uri.len() > 200, "the long id: {uri}");
+    let s = &r["surfaces"];
+    assert_eq!(s["resources"][0]["name"], "mem://readme");
+    assert_eq!(s["resources"][0]["succeeded"], 1, "listed resources are read: {s:#}");
+    let unknown = s["resources"].as_array().expect("resources").last().expect("unknown");
+    assert_eq!(unknown["name"], "unknown URIs");
+    assert_eq!(unknown["errors"], unknown["requests"], "each unknown URI refused: {unknown:#}");
+    assert!(s["skipped"]["prompts"].as_str().expect("why").contains("capability"), "{s:#}");
+}
+
+#[test]
+fn the_protocol_phase_reports_each_check_with_its_spec_and_its_own_score() {
+    let (code, r, _) = run_json("fx-protocol-lax", &["--no-stateful"]);
+    assert_eq!(code, 0, "conformance warnings do not fail the run: {r:#}");
+    let p = &r["protocol"];
+    let status = |id: &str| {
+        p["checks"].as_array().expect("checks").iter().find(|c| c["id"] == id).map(|c| c["status"].clone())
+    };
+    assert_eq!(status("unknown-method"), Some("fail".into()), "{p:#}");
+    assert_eq!(status("initialize-unsupported-version"), Some("fail".into()));
+    assert_eq!(status("tools-call-arguments-array"), Some("fail".into()));
+    assert_eq!(status("ping"), Some("pass".into()));
+    assert_eq!(status("unknown-notification"), Some("pass".into()));
+    assert!(p["checks"].as_array().expect("checks").iter().all(|c| {
+        c["specUrl"].as_str().is_some_and(|u| u.starts_with("https://")) && c["rationale"].is_string()
+    }));
+    assert_eq!(p["failed"], 5, "{p:#}");
+    assert_eq!(p["score"], 66.7);
+    assert_eq!(r["score"]["percent"], 100.0, "the crash-resilience score is untouched");
+    let internal: Vec<&Value> = findings(&r)
+        .iter()
+        .filter(|f| f["kind"] == "invalid-params-as-internal-error")
+        .collect();
+    assert_eq!(internal.len(), 3, "array, string, number: {r:#}");
+    assert!(internal.iter().all(|f| f["severity"] == "warning" && f["check"].is_string()));
+}
+
+#[test]
+fn a_server_that_answers_notifications_fails_the_notification_checks() {
+    let (code, r, _) = run_json("fx-answers-notification", &["--no-stateful"]);
+    assert_eq!(code, 1, "{r:#}");
+    let failed: Vec<&str> = findings(&r)
+        .iter()
+        .filter(|f| f["kind"] == "protocol-nonconformance")
+        .filter_map(|f| f["check"].as_str())
+        .collect();
+    assert_eq!(failed, ["cancel-in-flight", "unknown-notification"], "{r:#}");
+}
+
+#[test]
+fn each_phase_beyond_tools_can_be_turned_off() {
+    let (_, r, _) =
+        run_json("fx-prompts", &["--no-prompts", "--no-resources", "--no-protocol", "--no-stateful"]);
+    assert!(r.get("protocol").is_none(), "{r:#}");
+    assert!(findings(&r).is_empty(), "{r:#}");
+    assert!(r.get("surfaces").is_none() || r["surfaces"]["requests"] == 0, "{r:#}");
+}
+
+#[test]
+fn every_format_shows_the_sections_beyond_tools() {
+    for (format, needles) in [
+        ("human", vec!["Beyond tools: 2 prompts", "Protocol: ", "prompt summarize: exited"]),
+        ("markdown", vec!["- Beyond tools:", "- Protocol:", "`prompt summarize`"]),
+        ("junit", vec!["<testsuite name=\"protocol\"", "<testsuite name=\"beyond-tools\"", "name=\"exited\""]),
+        ("sarif", vec!["MCPF0029", "prompt summarize", "protocol tools-call-no-name"]),
+    ] {
+        let out = crate::util::mcp_fuzz([
+            "--format",
+            format,
+            "--cases",
+            "2",
+            "--no-stateful",
+            "--",
+            &crate::run::server("fx-prompts").display().to_string(),
+        ])
+        .stdout;
+        for n in needles {
+            assert!(out.contains(n), "{format} lacks {n:?}:\n{out}");
+        }
+    }
+}
