@@ -15,6 +15,16 @@ use crate::finding::{FindingKind, Severity};
 use crate::report::Finding;
 use std::collections::BTreeMap;
 
+/// Fresh processes that must each die on exactly the candidate call number.
+///
+/// Why: the worst case is a server that dies at random right after a warm-up, with the
+/// candidate the first call past it (fx-flaky: a death per call of 1 in 3 after 20 calls, so
+/// the candidate is often call 21). Each process then dies on call 21 one time in three, and
+/// six in a row happen one time in 729; two (the old count) passed one run in nine. A real
+/// limit costs six times N calls to prove, which a fast server answers in milliseconds and
+/// the proof's deadline (`limit::prove`) bounds for a slow one.
+pub(crate) const CALL_LIMIT_PROCESSES: usize = 6;
+
 /// Regroups `findings` by cause across tools; `limit` is a call limit proved by
 /// [`crate::limit`] (`None` when merging shards: their `dies-after-calls` findings carry theirs).
 /// Idempotent, and the same on a run's findings as on the findings of its shards put together
@@ -24,7 +34,8 @@ pub fn by_cause(findings: Vec<Finding>, limit: Option<u64>) -> Vec<Finding> {
     let mut flat: Vec<Finding> = Vec::new();
     let mut limits: Vec<u64> = limit.into_iter().collect();
     for f in findings {
-        if f.tool.is_none() && !f.members.is_empty() {
+        // Protocol checks grouped by their phase stay as they are (no tool to group by).
+        if f.tool.is_none() && !f.members.is_empty() && f.check.is_none() {
             limits.extend(f.at_call.filter(|_| f.kind == FindingKind::DiesAfterCalls));
             flat.extend(f.members);
         } else {
@@ -71,7 +82,7 @@ fn dies_after_calls(mut members: Vec<Finding>, n: u64, deaths: u64) -> Finding {
          of a process while calling {}, whose inputs a fresh process answers; confirmed on {} \
          fresh processes, each of which answered {} calls of that input and died on call {n}",
         list(&tools),
-        crate::limit::PROCESSES,
+        CALL_LIMIT_PROCESSES,
         n.saturating_sub(1)
     );
     Finding {

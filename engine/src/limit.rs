@@ -20,15 +20,7 @@ use crate::report::Finding;
 use crate::server::{Instance, Keep};
 use std::time::Instant;
 
-/// Fresh processes that must each die on exactly the candidate call number.
-///
-/// Why: the worst case is a server that dies at random right after a warm-up, with the
-/// candidate the first call past it (fx-flaky: a death per call of 1 in 3 after 20 calls, so
-/// the candidate is often call 21). Each process then dies on call 21 one time in three, and
-/// six in a row happen one time in 729; two (the old count) passed one run in nine. A real
-/// limit costs six times N calls to prove, which a fast server answers in milliseconds and
-/// [`prove`]'s deadline bounds for a slow one.
-pub(crate) const PROCESSES: usize = 6;
+use crate::group::CALL_LIMIT_PROCESSES as PROCESSES;
 
 /// The highest call number put to the proof.
 ///

@@ -12,8 +12,8 @@
 //!
 //! See: issue 15; <https://modelcontextprotocol.io/specification/2025-11-25>.
 
-use crate::client::raw::{Heard, RawSession};
 use crate::client::excerpt;
+use crate::client::raw::{Heard, RawSession};
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity};
 use crate::report::{CheckStatus, Finding, ProtocolCheck, ProtocolSummary};
@@ -58,13 +58,20 @@ struct Check {
     expected: &'static str,
 }
 
-fn check(id: &'static str, title: &'static str, spec: String, rationale: &'static str, expected: &'static str) -> Check {
+fn check(
+    id: &'static str,
+    title: &'static str,
+    spec: String,
+    rationale: &'static str,
+    expected: &'static str,
+) -> Check {
     Check { id, title, spec, rationale, expected }
 }
 
 /// Runs every check. `tool` is a tool the gate allows calling (for the `arguments` checks).
 pub async fn run(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
-    let mut phase = Runner { cfg, session: None, results: Vec::new(), findings: Vec::new(), silences: 0 };
+    let mut phase =
+        Runner { cfg, session: None, results: Vec::new(), findings: Vec::new(), silences: 0 };
     if let Err(why) = phase.fresh().await {
         let summary = ProtocolSummary::of(Vec::new(), Some(why));
         return Protocol { summary, findings: Vec::new() };
@@ -74,7 +81,60 @@ pub async fn run(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
     if let Some(s) = phase.session.take() {
         s.close().await;
     }
-    Protocol { summary: ProtocolSummary::of(phase.results, None), findings: phase.findings }
+    Protocol {
+        summary: ProtocolSummary::of(phase.results, None),
+        findings: grouped(phase.findings),
+    }
+}
+
+/// One finding per cause: checks that failed the same way (same kind and severity, and the same
+/// error code, or the same observation) are one finding naming them all, with each check's own
+/// finding as a member. rmcp answers -32601 to every `tools/call` whose params do not parse:
+/// one bug, four checks.
+fn grouped(findings: Vec<Finding>) -> Vec<Finding> {
+    let key = |f: &Finding| {
+        let observed = f.message.rsplit_once("; expected ").map_or("", |(_, rest)| rest);
+        let got = observed.split_once(", got ").map_or(observed, |(_, g)| g);
+        let cause = match got.strip_prefix("error ") {
+            Some(rest) => rest.split(':').next().unwrap_or(rest).to_owned(),
+            None => got.to_owned(),
+        };
+        (f.kind.clone(), f.severity, cause)
+    };
+    let mut groups: Vec<((FindingKind, Severity, String), Vec<Finding>)> = Vec::new();
+    for f in findings {
+        let k = key(&f);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(f),
+            None => groups.push((k, vec![f])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut members)| {
+            if members.len() == 1 {
+                return members.remove(0);
+            }
+            let ids: Vec<String> = members.iter().filter_map(|m| m.check.clone()).collect();
+            let first = &members[0];
+            let tail = first.message.split_once(": ").map_or("", |(_, t)| t);
+            let mut f = Finding::general(
+                None,
+                first.kind.clone(),
+                first.severity,
+                format!(
+                    "{} checks failed the same way ({}); first, {tail}",
+                    ids.len(),
+                    ids.join(", ")
+                ),
+            );
+            f.check = first.check.clone();
+            f.request = first.request.clone();
+            f.occurrences = members.len() as u64;
+            f.members = members;
+            f
+        })
+        .collect()
 }
 
 struct Runner<'c> {
@@ -120,7 +180,10 @@ impl Runner<'_> {
                     None,
                     kind,
                     severity,
-                    format!("{}: {}; expected {}, got {observed} ({})", c.id, c.title, c.expected, c.spec),
+                    format!(
+                        "{}: {}; expected {}, got {observed} ({})",
+                        c.id, c.title, c.expected, c.spec
+                    ),
                 );
                 f.check = Some(c.id.to_owned());
                 f.request = request;
@@ -153,9 +216,16 @@ impl Runner<'_> {
 
     /// Sends one request on the probing session (restarted first when the last check killed
     /// it) and returns what answered it, with any other message heard meanwhile.
-    async fn ask(&mut self, id: Value, method: &str, params: Option<Value>) -> Result<(Heard, Vec<Value>), String> {
+    async fn ask(
+        &mut self,
+        id: Value,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(Heard, Vec<Value>), String> {
         if self.silences >= MAX_SILENCES {
-            return Err(format!("{MAX_SILENCES} earlier checks got no answer; the server stopped answering"));
+            return Err(format!(
+                "{MAX_SILENCES} earlier checks got no answer; the server stopped answering"
+            ));
         }
         if self.session.as_ref().is_none_or(|s| s.exited().is_some()) {
             self.fresh().await?;
@@ -175,8 +245,20 @@ impl Runner<'_> {
         Ok((h, others))
     }
 
-    /// Runs a request check: send, judge the answer, record.
-    async fn request_check(&mut self, c: Check, id: Value, method: &str, params: Option<Value>, judge: impl Fn(&Value) -> Judged) {
+    /// Runs a request check: send, judge the answer, record. Silence is a failure, except for a
+    /// check that calls a tool (the tool may have run with the arguments and be slow): a
+    /// warning then.
+    async fn request_check(
+        &mut self,
+        c: Check,
+        id: Value,
+        method: &str,
+        params: Option<Value>,
+        judge: impl Fn(&Value) -> Judged,
+    ) {
+        let calls_a_tool = params
+            .as_ref()
+            .is_some_and(|p| p.get("name").is_some_and(|n| n != "mcp_fuzz_no_such_tool"));
         let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         match self.ask(id, method, params).await {
             Err(why) => self.skip(&c, why),
@@ -185,8 +267,22 @@ impl Runner<'_> {
                 self.record(&c, Some(request), judged);
             }
             Ok((Heard::Silent, others)) if !others.is_empty() => {
-                let observed = format!("no answer with the request's id; heard instead: {}", excerpt(&others[0]));
+                let observed = format!(
+                    "no answer with the request's id; heard instead: {}",
+                    excerpt(&others[0])
+                );
                 self.record(&c, Some(request), fail(observed, Severity::Failure));
+            }
+            Ok((Heard::Silent, _)) if calls_a_tool => {
+                let observed =
+                    "no answer within the timeout (the tool may have run with these arguments)"
+                        .to_owned();
+                let judged = if c.id == "tools-call-arguments-null" {
+                    Judged::Pass(observed)
+                } else {
+                    fail(observed, Severity::Warning)
+                };
+                self.record(&c, Some(request), judged);
             }
             Ok((other, _)) => {
                 let judged = fail(heard(&other), Severity::Failure);
@@ -197,31 +293,69 @@ impl Runner<'_> {
 
     async fn after_handshake(&mut self, tool: Option<&str>) {
         self.request_check(
-            check("ping", "`ping` after the handshake", format!("{SPEC}/basic/utilities/ping"), "a receiver must answer ping promptly with an empty result", "an empty result `{}`"),
-            json!(101), "ping", None,
+            check(
+                "ping",
+                "`ping` after the handshake",
+                format!("{SPEC}/basic/utilities/ping"),
+                "a receiver must answer ping promptly with an empty result",
+                "an empty result `{}`",
+            ),
+            json!(101),
+            "ping",
+            None,
             |m| match m.get("result") {
-                Some(r) if r.as_object().is_some_and(|o| o.keys().all(|k| k == "_meta")) => Judged::Pass("an empty result".into()),
+                Some(r) if r.as_object().is_some_and(|o| o.keys().all(|k| k == "_meta")) => {
+                    Judged::Pass("an empty result".into())
+                }
                 _ => fail(message(m), Severity::Warning),
             },
-        ).await;
+        )
+        .await;
         self.request_check(
-            check("unknown-method", "a request with a method the server does not serve (`mcp-fuzz/no-such-method`)", format!("{JSONRPC}#error_object"), "JSON-RPC reserves -32601 for a method that does not exist or is not available", "error -32601 Method not found"),
-            json!(102), "mcp-fuzz/no-such-method", Some(json!({})),
+            check(
+                "unknown-method",
+                "a request with a method the server does not serve (`mcp-fuzz/no-such-method`)",
+                format!("{JSONRPC}#error_object"),
+                "JSON-RPC reserves -32601 for a method that does not exist or is not available",
+                "error -32601 Method not found",
+            ),
+            json!(102),
+            "mcp-fuzz/no-such-method",
+            Some(json!({})),
             |m| match code(m) {
                 Some(-32601) => Judged::Pass("error -32601".into()),
                 _ => fail(message(m), Severity::Warning),
             },
-        ).await;
+        )
+        .await;
         self.request_check(
-            check("tools-call-no-name", "`tools/call` without `name`", format!("{SPEC}/server/tools#error-handling"), "`name` is required; a request that lacks it has invalid params", "error -32602 Invalid params"),
-            json!(103), "tools/call", Some(json!({"arguments": {}})),
+            check(
+                "tools-call-no-name",
+                "`tools/call` without `name`",
+                format!("{SPEC}/server/tools#error-handling"),
+                "`name` is required; a request that lacks it has invalid params",
+                "error -32602 Invalid params",
+            ),
+            json!(103),
+            "tools/call",
+            Some(json!({"arguments": {}})),
             invalid_params,
-        ).await;
+        )
+        .await;
         self.request_check(
-            check("tools-call-unknown-tool", "`tools/call` naming a tool that is not listed", format!("{SPEC}/server/tools#error-handling"), "an unknown tool is a protocol error (-32602); a tool error result refuses it too", "error -32602, or a result with isError true"),
-            json!(104), "tools/call", Some(json!({"name": "mcp_fuzz_no_such_tool", "arguments": {}})),
+            check(
+                "tools-call-unknown-tool",
+                "`tools/call` naming a tool that is not listed",
+                format!("{SPEC}/server/tools#error-handling"),
+                "an unknown tool is a protocol error (-32602); a tool error result refuses it too",
+                "error -32602, or a result with isError true",
+            ),
+            json!(104),
+            "tools/call",
+            Some(json!({"name": "mcp_fuzz_no_such_tool", "arguments": {}})),
             refused,
-        ).await;
+        )
+        .await;
         let bad_arguments = [
             ("tools-call-arguments-array", "an array", json!(["a"])),
             ("tools-call-arguments-string", "a string", json!("a")),
@@ -230,7 +364,11 @@ impl Runner<'_> {
         for (n, (id, what, args)) in bad_arguments.into_iter().enumerate() {
             let c = Check {
                 id,
-                title: match what { "an array" => "`tools/call` whose `arguments` is an array", "a string" => "`tools/call` whose `arguments` is a string", _ => "`tools/call` whose `arguments` is a number" },
+                title: match what {
+                    "an array" => "`tools/call` whose `arguments` is an array",
+                    "a string" => "`tools/call` whose `arguments` is a string",
+                    _ => "`tools/call` whose `arguments` is a number",
+                },
                 spec: format!("{SPEC}/server/tools#calling-tools"),
                 rationale: "`arguments` is an object; params of the wrong type are invalid params",
                 expected: "error -32602 Invalid params (or a result with isError true)",
@@ -240,23 +378,47 @@ impl Runner<'_> {
                 None => self.skip(&c, "no tool the gate allows calling (read-only by default; --include-destructive allows any)".into()),
             }
         }
-        let c = check("tools-call-arguments-null", "`tools/call` whose `arguments` is null", format!("{SPEC}/server/tools#calling-tools"), "null is not an object; a server may refuse it or read it as no arguments, but must answer", "an error, or a result as for no arguments");
+        let c = check(
+            "tools-call-arguments-null",
+            "`tools/call` whose `arguments` is null",
+            format!("{SPEC}/server/tools#calling-tools"),
+            "null is not an object; a server may refuse it or read it as no arguments, but must answer",
+            "an error, or a result as for no arguments",
+        );
         match tool {
             Some(t) => self.request_check(c, json!(113), "tools/call", Some(json!({"name": t, "arguments": null})), |m| Judged::Pass(message(m))).await,
             None => self.skip(&c, "no tool the gate allows calling (read-only by default; --include-destructive allows any)".into()),
         }
         let large = json!(9_007_199_254_740_991_u64);
         self.request_check(
-            check("request-id-large-number", "`ping` with the request id 9007199254740991 (2^53 - 1)", format!("{SPEC}/basic#requests"), "a response carries the id of its request, unchanged", "a response with the same numeric id"),
-            large, "ping", None,
+            check(
+                "request-id-large-number",
+                "`ping` with the request id 9007199254740991 (2^53 - 1)",
+                format!("{SPEC}/basic#requests"),
+                "a response carries the id of its request, unchanged",
+                "a response with the same numeric id",
+            ),
+            large,
+            "ping",
+            None,
             |_| Judged::Pass("answered with the same id".into()),
-        ).await;
+        )
+        .await;
         let long = json!(format!("mcp-fuzz-{}", "x".repeat(1_000)));
         self.request_check(
-            check("request-id-long-string", "`ping` with a 1,009-character string request id", format!("{SPEC}/basic#requests"), "a response carries the id of its request, unchanged, whatever its length", "a response with the same string id"),
-            long, "ping", None,
+            check(
+                "request-id-long-string",
+                "`ping` with a 1,009-character string request id",
+                format!("{SPEC}/basic#requests"),
+                "a response carries the id of its request, unchanged, whatever its length",
+                "a response with the same string id",
+            ),
+            long,
+            "ping",
+            None,
             |_| Judged::Pass("answered with the same id".into()),
-        ).await;
+        )
+        .await;
         self.notification_check(
             check("cancel-in-flight", "`notifications/cancelled` for a request just sent (`tools/list`)", format!("{SPEC}/basic/utilities/cancellation"), "a cancellation is a notification: the server may answer the request or drop it, and never answers the notification", "no answer to the notification"),
             Some(json!(120)),
@@ -264,19 +426,37 @@ impl Runner<'_> {
             json!({"requestId": 120, "reason": "mcp-fuzz: cancellation check"}),
         ).await;
         self.notification_check(
-            check("unknown-notification", "a notification with a method the server does not know", format!("{JSONRPC}#notification"), "a notification gets no response, whatever its method", "no answer"),
+            check(
+                "unknown-notification",
+                "a notification with a method the server does not know",
+                format!("{JSONRPC}#notification"),
+                "a notification gets no response, whatever its method",
+                "no answer",
+            ),
             None,
             "notifications/mcp-fuzz-unknown",
             json!({}),
-        ).await;
+        )
+        .await;
     }
 
     /// Sends a notification (after a request with id `first`, when given) and then a `ping`;
     /// any message before the ping's answer that is not the first request's answer answers the
     /// notification.
-    async fn notification_check(&mut self, c: Check, first: Option<Value>, method: &str, params: Value) {
+    async fn notification_check(
+        &mut self,
+        c: Check,
+        first: Option<Value>,
+        method: &str,
+        params: Value,
+    ) {
         if self.silences >= MAX_SILENCES {
-            return self.skip(&c, format!("{MAX_SILENCES} earlier checks got no answer; the server stopped answering"));
+            return self.skip(
+                &c,
+                format!(
+                    "{MAX_SILENCES} earlier checks got no answer; the server stopped answering"
+                ),
+            );
         }
         if self.session.as_ref().is_none_or(|s| s.exited().is_some()) {
             if let Err(why) = self.fresh().await {
@@ -291,12 +471,19 @@ impl Runner<'_> {
         s.notify(method, Some(params.clone())).await;
         let mut others = Vec::new();
         let ping = s.request(&json!(199), "ping", None, timeout, &mut others).await;
-        let answers: Vec<&Value> = others.iter().filter(|m| m.get("method").is_none() && m.get("id") != first.as_ref()).collect();
+        let answers: Vec<&Value> = others
+            .iter()
+            .filter(|m| m.get("method").is_none() && m.get("id") != first.as_ref())
+            .collect();
         let request = Some(json!({"jsonrpc": "2.0", "method": method, "params": params}));
         let judged = match (&ping, answers.first()) {
-            (_, Some(a)) => fail(format!("an answer to the notification: {}", excerpt(a)), Severity::Failure),
+            (_, Some(a)) => {
+                fail(format!("an answer to the notification: {}", excerpt(a)), Severity::Failure)
+            }
             (Heard::Message(_), None) => Judged::Pass("no answer to the notification".into()),
-            (other, None) => fail(format!("the ping after it: {}", heard(other)), Severity::Failure),
+            (other, None) => {
+                fail(format!("the ping after it: {}", heard(other)), Severity::Failure)
+            }
         };
         if matches!(ping, Heard::Silent) {
             self.silences += 1;
@@ -313,17 +500,28 @@ impl Runner<'_> {
     async fn before_handshake(&mut self) {
         let timeout = self.timeout();
         let startup = self.cfg.server.connect.startup_timeout;
-        let c = check("initialize-unsupported-version", "`initialize` asking for protocol version 1999-01-01", format!("{SPEC}/basic/lifecycle#version-negotiation"), "a server that does not support the requested version must answer with another version it supports", "a result whose protocolVersion is a version the server supports");
+        let c = check(
+            "initialize-unsupported-version",
+            "`initialize` asking for protocol version 1999-01-01",
+            format!("{SPEC}/basic/lifecycle#version-negotiation"),
+            "a server that does not support the requested version must answer with another version it supports",
+            "a result whose protocolVersion is a version the server supports",
+        );
         match self.blank() {
             Err(why) => self.skip(&c, why),
             Ok(mut s) => {
                 let h = s.initialize("1999-01-01", startup).await;
                 let judged = match &h {
-                    Heard::Message(m) => match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
-                        Some("1999-01-01") => fail("the unsupported version 1999-01-01 echoed back".into(), Severity::Warning),
-                        Some(v) => Judged::Pass(format!("protocolVersion {v}")),
-                        None => fail(message(m), Severity::Warning),
-                    },
+                    Heard::Message(m) => {
+                        match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
+                            Some("1999-01-01") => fail(
+                                "the unsupported version 1999-01-01 echoed back".into(),
+                                Severity::Warning,
+                            ),
+                            Some(v) => Judged::Pass(format!("protocolVersion {v}")),
+                            None => fail(message(m), Severity::Warning),
+                        }
+                    }
                     other => fail(heard(other), Severity::Warning),
                 };
                 s.close().await;
@@ -331,8 +529,20 @@ impl Runner<'_> {
                 self.record(&c, Some(request), judged);
             }
         }
-        let ping_first = check("ping-before-initialize", "`ping` before `initialize`", format!("{SPEC}/basic/lifecycle#initialization"), "pings are the one request a client may send before the handshake ends; the server answers it", "an answer (an empty result)");
-        let list_first = check("request-before-initialize", "`tools/list` before `initialize`", format!("{SPEC}/basic/lifecycle#initialization"), "clients should not send it and the specification does not say what a server answers, but it must answer and stay up", "an answer (an error, or a result), the process alive");
+        let ping_first = check(
+            "ping-before-initialize",
+            "`ping` before `initialize`",
+            format!("{SPEC}/basic/lifecycle#initialization"),
+            "pings are the one request a client may send before the handshake ends; the server answers it",
+            "an answer (an empty result)",
+        );
+        let list_first = check(
+            "request-before-initialize",
+            "`tools/list` before `initialize`",
+            format!("{SPEC}/basic/lifecycle#initialization"),
+            "clients should not send it and the specification does not say what a server answers, but it must answer and stay up",
+            "an answer (an error, or a result), the process alive",
+        );
         match self.blank() {
             Err(why) => {
                 self.skip(&ping_first, why.clone());
@@ -345,7 +555,11 @@ impl Runner<'_> {
                     Heard::Message(m) if m.get("result").is_some() => Judged::Pass(message(m)),
                     other => fail(heard(other), Severity::Warning),
                 };
-                self.record(&ping_first, Some(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})), judged);
+                self.record(
+                    &ping_first,
+                    Some(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+                    judged,
+                );
                 if s.exited().is_some() {
                     s.close().await;
                     s = match self.blank() {
@@ -359,7 +573,11 @@ impl Runner<'_> {
                     other => fail(heard(other), Severity::Warning),
                 };
                 s.close().await;
-                self.record(&list_first, Some(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})), judged);
+                self.record(
+                    &list_first,
+                    Some(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})),
+                    judged,
+                );
             }
         }
     }
@@ -369,7 +587,11 @@ impl Runner<'_> {
 fn invalid_params(m: &Value) -> Judged {
     match code(m) {
         Some(-32602) => Judged::Pass("error -32602".into()),
-        Some(-32603) => Judged::Fail { observed: message(m), severity: Severity::Warning, kind: FindingKind::InvalidParamsAsInternalError },
+        Some(-32603) => Judged::Fail {
+            observed: message(m),
+            severity: Severity::Warning,
+            kind: FindingKind::InvalidParamsAsInternalError,
+        },
         _ => fail(message(m), Severity::Warning),
     }
 }
@@ -418,13 +640,21 @@ mod tests {
 
     #[test]
     fn minus_32603_for_invalid_params_is_its_own_kind() {
-        let internal = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}});
-        assert!(matches!(invalid_params(&internal), Judged::Fail { kind: FindingKind::InvalidParamsAsInternalError, .. }));
+        let internal =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}});
+        assert!(matches!(
+            invalid_params(&internal),
+            Judged::Fail { kind: FindingKind::InvalidParamsAsInternalError, .. }
+        ));
         let right = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "x"}});
         assert!(matches!(invalid_params(&right), Judged::Pass(_)));
-        let tool_error = json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": []}});
+        let tool_error =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true, "content": []}});
         assert!(matches!(refused(&tool_error), Judged::Pass(_)));
         let served = json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}});
-        assert!(matches!(refused(&served), Judged::Fail { kind: FindingKind::ProtocolNonconformance, .. }));
+        assert!(matches!(
+            refused(&served),
+            Judged::Fail { kind: FindingKind::ProtocolNonconformance, .. }
+        ));
     }
 }

@@ -205,7 +205,12 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
         surfaces = phase.summary;
     }
     if stopped.is_none() && beyond.protocol {
-        let tool = tools.iter().find(|r| r.status.was_called()).map(|r| r.name.as_str());
+        // A tool that answered in time (a slow one would make its checks wait).
+        let tool = tools
+            .iter()
+            .find(|r| walkable(r))
+            .or_else(|| tools.iter().find(|r| r.status.was_called()))
+            .map(|r| r.name.as_str());
         let phase = crate::protocol::run(cfg, tool).await;
         findings.extend(phase.findings);
         let p = &phase.summary;

@@ -87,9 +87,9 @@ impl UriTemplate {
                 parts.push(Part::Literal(rest[..open].to_owned()));
             }
             let after = &rest[open + 1..];
-            let close = after
-                .find('}')
-                .ok_or_else(|| format!("`{{` at byte {} is never closed", template.len() - rest.len() + open))?;
+            let close = after.find('}').ok_or_else(|| {
+                format!("`{{` at byte {} is never closed", template.len() - rest.len() + open)
+            })?;
             parts.push(expression(&after[..close])?);
             rest = &after[close + 1..];
         }
@@ -145,11 +145,10 @@ fn expression(body: &str) -> Result<Part, String> {
     for spec in list.split(',') {
         let (name, prefix) = match spec.split_once(':') {
             Some((n, p)) => {
-                let len: usize = p
-                    .parse()
-                    .ok()
-                    .filter(|l| (1..=MAX_PREFIX).contains(l))
-                    .ok_or_else(|| format!("prefix `:{p}` of `{n}` is not 1 to {MAX_PREFIX}"))?;
+                let len: usize =
+                    p.parse().ok().filter(|l| (1..=MAX_PREFIX).contains(l)).ok_or_else(|| {
+                        format!("prefix `:{p}` of `{n}` is not 1 to {MAX_PREFIX}")
+                    })?;
                 (n, Some(len))
             }
             None => (spec.strip_suffix('*').unwrap_or(spec), None),

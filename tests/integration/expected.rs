@@ -46,10 +46,7 @@ fn kinds(report: &Value, tool: Option<&str>) -> BTreeSet<String> {
 
 /// What is wrong with one fixture's run, as readable lines (empty: it matched).
 fn check(name: &str, entry: &Entry) -> Vec<String> {
-    let mut args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
-    if !entry.protocol {
-        args.push("--no-protocol");
-    }
+    let args: Vec<&str> = entry.args.iter().map(String::as_str).collect();
     let mut problems = Vec::new();
     if let Some(code) = entry.exit_code {
         let path = server(name);
@@ -61,7 +58,11 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
         }
         return problems;
     }
-    let (_, report, stderr) = run_json(name, &args);
+    let (_, report, stderr) = if entry.protocol {
+        crate::run::run_json_with_protocol(name, &args)
+    } else {
+        run_json(name, &args)
+    };
     let want: BTreeSet<String> = entry.expect.iter().cloned().collect();
     let got = kinds(&report, None);
     if got != want {

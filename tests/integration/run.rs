@@ -37,15 +37,30 @@ pub(crate) fn server(name: &str) -> PathBuf {
     profile_dir.join(name)
 }
 
-/// Runs `mcp-fuzz --json ARGS -- <fixture>` and parses the report.
+/// Runs `mcp-fuzz --json ARGS -- <fixture>` and parses the report. The protocol conformance
+/// phase is off (`--no-protocol`): every rmcp-based fixture gets the Rust SDK's -32601 answer to
+/// a `tools/call` whose params do not parse, which is about the SDK, not what these tests judge;
+/// [`run_json_with_protocol`] keeps it.
 pub(crate) fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
     run_json_at(&server(fixture), args)
 }
 
+/// [`run_json`] with the protocol conformance phase.
+pub(crate) fn run_json_with_protocol(fixture: &str, args: &[&str]) -> (i32, Value, String) {
+    run_json_inner(&server(fixture), args, true)
+}
+
 /// [`run_json`] for a server at `path`.
 pub(crate) fn run_json_at(path: &std::path::Path, args: &[&str]) -> (i32, Value, String) {
+    run_json_inner(path, args, false)
+}
+
+fn run_json_inner(path: &std::path::Path, args: &[&str], protocol: bool) -> (i32, Value, String) {
     let path = path.to_path_buf();
     let mut all: Vec<String> = vec!["--json".into()];
+    if !protocol && !args.contains(&"--no-protocol") {
+        all.push("--no-protocol".into());
+    }
     if !args.contains(&"--cases") {
         all.extend(["--cases".to_owned(), "3".to_owned()]);
     }

@@ -95,7 +95,9 @@ impl RawSession {
         let mut exit = self.exit.clone();
         match tokio::time::timeout(Duration::from_millis(200), exit.wait_for(Option::is_some)).await
         {
-            Ok(Ok(info)) => Heard::Exited(info.clone().unwrap_or(ExitInfo { code: None, signal: None })),
+            Ok(Ok(info)) => {
+                Heard::Exited(info.clone().unwrap_or(ExitInfo { code: None, signal: None }))
+            }
             _ => Heard::Closed,
         }
     }
@@ -133,7 +135,12 @@ impl RawSession {
     }
 
     /// Waits for the message with id `id`; see [`RawSession::request`].
-    pub async fn answer_to(&mut self, id: &Value, timeout: Duration, others: &mut Vec<Value>) -> Heard {
+    pub async fn answer_to(
+        &mut self,
+        id: &Value,
+        timeout: Duration,
+        others: &mut Vec<Value>,
+    ) -> Heard {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -356,7 +356,8 @@ impl Phase<'_, '_> {
                 let kind = f.outcome.as_ref().map(Outcome::kind).unwrap_or_default();
                 let smaller = self.shrink(probe, args.clone(), *build, kind).await;
                 if &smaller != args {
-                    f.request = Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
+                    f.request =
+                        Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
                     f.minimal_arguments = Some(smaller);
                 }
             }
@@ -419,7 +420,9 @@ fn judge(reply: Reply, stderr: Vec<String>, shape: Shape) -> Outcome {
     match reply {
         Reply::Result(v) => match shape::check(shape, &v) {
             None => Outcome::Ok,
-            Some(b) if b.minor => Outcome::ProtocolViolation { detail: format!("(minor) {}", b.detail) },
+            Some(b) if b.minor => {
+                Outcome::ProtocolViolation { detail: format!("(minor) {}", b.detail) }
+            }
             Some(b) => Outcome::ProtocolViolation { detail: b.detail },
         },
         other => outcome_of(other, stderr),
@@ -491,7 +494,10 @@ fn verdict(o: &Outcome, intent: Intent, timeout: &str) -> Option<(FindingKind, S
             f(
                 FindingKind::InvalidParamsAsInternalError,
                 Severity::Warning,
-                format!("answered -32603 Internal error for input it refused as invalid ({}); invalid params are -32602", compact(message)),
+                format!(
+                    "answered -32603 Internal error for input it refused as invalid ({}); invalid params are -32602",
+                    compact(message)
+                ),
             )
         }
         Outcome::InternalError { message } => {

@@ -21,7 +21,11 @@ pub(crate) struct Prompt {
 /// Reads every page of `prompts/list`; items that are not prompts are warnings.
 pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Vec<Prompt> {
     let items = phase.list_all("prompts/list", "prompts").await;
-    items.iter().enumerate().filter_map(|(i, v)| phase.usable(i, "prompts/list", parse(v))).collect()
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| phase.usable(i, "prompts/list", parse(v)))
+        .collect()
 }
 
 fn parse(v: &Value) -> Result<Prompt, String> {
@@ -30,7 +34,8 @@ fn parse(v: &Value) -> Result<Prompt, String> {
     if let Some(list) = v.get("arguments").filter(|a| !a.is_null()) {
         let list = list.as_array().ok_or("`arguments` is not an array")?;
         for a in list {
-            let n = a.get("name").and_then(Value::as_str).ok_or("an argument has no string `name`")?;
+            let n =
+                a.get("name").and_then(Value::as_str).ok_or("an argument has no string `name`")?;
             let required = a.get("required").and_then(Value::as_bool).unwrap_or(false);
             args.push((n.to_owned(), required));
         }
@@ -93,7 +98,8 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed
                 cases.push((m, Intent::Odd, what));
             }
         }
-        let surface = SurfaceRef { kind: SurfaceKind::Prompt, name: p.name.clone(), argument: None };
+        let surface =
+            SurfaceRef { kind: SurfaceKind::Prompt, name: p.name.clone(), argument: None };
         if !required.is_empty() {
             // No `arguments` member at all.
             let probe = Probe {

@@ -169,7 +169,10 @@ mod tests {
     fn unknown_uris_use_the_servers_schemes_once() {
         let listed = Listed {
             resources: vec!["mem://a".into(), "mem://b".into(), "file:///x".into()],
-            templates: vec![("mem://n/{id}".into(), UriTemplate::parse("mem://n/{id}").expect("ok"))],
+            templates: vec![(
+                "mem://n/{id}".into(),
+                UriTemplate::parse("mem://n/{id}").expect("ok"),
+            )],
         };
         assert_eq!(
             unknown_uris(&listed),

@@ -125,13 +125,15 @@ fn complete(r: &Value) -> Option<Breach> {
     }
     let minor = |d: String| Some(Breach { detail: d, minor: true });
     match (total.and_then(Value::as_u64), has_more.and_then(Value::as_bool)) {
-        (Some(t), _) if t < n => minor(format!("completion.total is {t}, fewer than the {n} values sent")),
+        (Some(t), _) if t < n => {
+            minor(format!("completion.total is {t}, fewer than the {n} values sent"))
+        }
         (Some(t), Some(false)) if t > n => {
             minor(format!("completion.total is {t} with {n} values sent, yet hasMore is false"))
         }
-        (Some(t), Some(true)) if t == n => {
-            minor(format!("completion.hasMore is true, yet total ({t}) is the number of values sent"))
-        }
+        (Some(t), Some(true)) if t == n => minor(format!(
+            "completion.hasMore is true, yet total ({t}) is the number of values sent"
+        )),
         _ => None,
     }
 }
@@ -146,7 +148,8 @@ mod tests {
         let ok = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]});
         assert_eq!(check(Shape::Prompt, &ok), None);
         assert!(check(Shape::Prompt, &json!({})).is_some());
-        let bad_role = json!({"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]});
+        let bad_role =
+            json!({"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]});
         assert!(check(Shape::Prompt, &bad_role).expect("breach").detail.contains("role"));
         let no_text = json!({"messages": [{"role": "user", "content": {"type": "text"}}]});
         assert!(check(Shape::Prompt, &no_text).expect("breach").detail.contains("text"));
@@ -155,7 +158,10 @@ mod tests {
     #[test]
     fn read_results_need_contents_with_uri_and_one_of_text_or_blob() {
         assert_eq!(check(Shape::Read, &json!({"contents": [{"uri": "a://b", "text": "x"}]})), None);
-        assert_eq!(check(Shape::Read, &json!({"contents": [{"uri": "a://b", "blob": "eA=="}]})), None);
+        assert_eq!(
+            check(Shape::Read, &json!({"contents": [{"uri": "a://b", "blob": "eA=="}]})),
+            None
+        );
         let both = json!({"contents": [{"uri": "a://b", "text": "x", "blob": "eA=="}]});
         assert!(check(Shape::Read, &both).expect("breach").detail.contains("both"));
         assert!(check(Shape::Read, &json!({"contents": [{"text": "x"}]})).is_some());
@@ -172,7 +178,8 @@ mod tests {
         let over = check(Shape::Complete, &of(101, json!({}))).expect("breach");
         assert!(!over.minor && over.detail.contains("101"), "{over:?}");
         assert_eq!(check(Shape::Complete, &of(3, json!({"total": 10, "hasMore": true}))), None);
-        let lie = check(Shape::Complete, &of(3, json!({"total": 10, "hasMore": false}))).expect("breach");
+        let lie =
+            check(Shape::Complete, &of(3, json!({"total": 10, "hasMore": false}))).expect("breach");
         assert!(lie.minor, "an inconsistency is a warning");
         assert!(check(Shape::Complete, &of(3, json!({"total": 2}))).expect("breach").minor);
     }

@@ -99,18 +99,20 @@ pub fn render(r: &Report) -> String {
 fn protocol_suite(r: &Report, p: &mcp_fuzz_engine::report::ProtocolSummary) -> TestSuite {
     use mcp_fuzz_engine::report::CheckStatus;
     let mut suite = TestSuite::new("protocol");
-    suite.properties =
-        vec![("score".into(), p.score.map_or("n/a".into(), |s| format!("{s:.1}")))];
+    suite.properties = vec![("score".into(), p.score.map_or("n/a".into(), |s| format!("{s:.1}")))];
     for c in &p.checks {
         let case = TestCase::new("protocol", c.id.clone());
-        let finding = r.findings.iter().find(|f| f.check.as_deref() == Some(c.id.as_str()));
+        let is = |f: &Finding| f.check.as_deref() == Some(c.id.as_str());
+        let finding = r.findings.iter().find(|f| is(f) || f.members.iter().any(is));
         suite.cases.push(match (c.status, finding) {
             (CheckStatus::Skip, _) => case.skipped(c.observed.clone()),
             (CheckStatus::Fail, Some(f)) if f.fails() => {
                 let body = format!("{}\nspec: {}\nexpected: {}", f.message, c.spec_url, c.expected);
                 case.failed(f.kind.as_str(), f.message.clone(), body)
             }
-            (CheckStatus::Fail, Some(f)) => case.with_output(format!("[{}] {}", f.severity, f.message)),
+            (CheckStatus::Fail, Some(f)) => {
+                case.with_output(format!("[{}] {}", f.severity, f.message))
+            }
             _ => case,
         });
     }

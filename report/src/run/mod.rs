@@ -54,6 +54,10 @@ fn case_text(c: &CaseLabel) -> String {
 /// wrong-type at `/id`; ...`; `None` when the finding has only its own case.
 fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
     let more = f.occurrences.checked_sub(1).filter(|n| *n > 0)?;
+    if f.check.is_some() {
+        // Protocol checks failed the same way: the message names them.
+        return None;
+    }
     if !f.members.is_empty() {
         // One cause on several tools: how many cases on each.
         let per_tool: Vec<String> = f
@@ -131,9 +135,8 @@ fn sequence_text(f: &mcp_fuzz_engine::report::Finding) -> Option<(String, Vec<(S
 /// One line on the phase beyond tools: what was listed and called, and what was not and why.
 fn surfaces_text(r: &Report) -> Option<String> {
     let s = r.surfaces.as_ref()?;
-    let count = |n: usize, one: &str, many: &str| {
-        format!("{n} {}", if n == 1 { one } else { many })
-    };
+    let count =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = Vec::new();
     if !s.prompts.is_empty() {
         parts.push(count(s.prompts.len(), "prompt", "prompts"));
@@ -149,7 +152,7 @@ fn surfaces_text(r: &Report) -> Option<String> {
         parts.push(count(s.completions.len(), "argument completed", "arguments completed"));
     }
     let mut line = if parts.is_empty() {
-        "nothing listed".to_owned()
+        "the server declares prompts or resources but lists none".to_owned()
     } else {
         format!("{}, {} requests", parts.join(", "), s.requests)
     };

@@ -109,11 +109,8 @@ fn location(server: &str, tool: Option<&str>) -> LogicalLocation {
 fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
     let level = crate::severity::Level::from(f.severity).sarif();
     let subject = f.subject();
-    let mut message = if subject == "server" {
-        f.message.clone()
-    } else {
-        format!("{subject}: {}", f.message)
-    };
+    let mut message =
+        if subject == "server" { f.message.clone() } else { format!("{subject}: {}", f.message) };
     if let (Some(request), None) = (&f.request, &f.arguments) {
         message.push_str(&format!(" Request: {request}"));
     }
