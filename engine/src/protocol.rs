@@ -237,10 +237,10 @@ impl Runner<'_> {
         if matches!(h, Heard::Silent) {
             self.silences += 1;
         }
-        if matches!(h, Heard::Exited(_) | Heard::Closed | Heard::Silent) {
-            if let Some(s) = self.session.take() {
-                s.close().await;
-            }
+        if matches!(h, Heard::Exited(_) | Heard::Closed | Heard::Silent)
+            && let Some(s) = self.session.take()
+        {
+            s.close().await;
         }
         Ok((h, others))
     }
@@ -458,10 +458,10 @@ impl Runner<'_> {
                 ),
             );
         }
-        if self.session.as_ref().is_none_or(|s| s.exited().is_some()) {
-            if let Err(why) = self.fresh().await {
-                return self.skip(&c, why);
-            }
+        if self.session.as_ref().is_none_or(|s| s.exited().is_some())
+            && let Err(why) = self.fresh().await
+        {
+            return self.skip(&c, why);
         }
         let timeout = self.timeout();
         let s = self.session.as_mut().expect("a session");
@@ -488,10 +488,10 @@ impl Runner<'_> {
         if matches!(ping, Heard::Silent) {
             self.silences += 1;
         }
-        if !matches!(ping, Heard::Message(_)) {
-            if let Some(s) = self.session.take() {
-                s.close().await;
-            }
+        if !matches!(ping, Heard::Message(_))
+            && let Some(s) = self.session.take()
+        {
+            s.close().await;
         }
         self.record(&c, request, judged);
     }

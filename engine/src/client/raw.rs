@@ -173,10 +173,10 @@ impl RawSession {
         });
         let mut others = Vec::new();
         let heard = self.request(&json!(0), "initialize", Some(params), timeout, &mut others).await;
-        if let Heard::Message(m) = &heard {
-            if m.get("result").is_some() {
-                self.notify("notifications/initialized", None).await;
-            }
+        if let Heard::Message(m) = &heard
+            && m.get("result").is_some()
+        {
+            self.notify("notifications/initialized", None).await;
         }
         heard
     }
@@ -238,10 +238,10 @@ async fn read_lines(stdout: tokio::process::ChildStdout, max: usize, tx: mpsc::S
             let heard = heard_of(&line, dropped);
             line.clear();
             dropped = 0;
-            if let Some(h) = heard {
-                if tx.send(h).await.is_err() {
-                    return;
-                }
+            if let Some(h) = heard
+                && tx.send(h).await.is_err()
+            {
+                return;
             }
         }
     }

@@ -68,8 +68,11 @@ pub(crate) struct Probe {
     pub label: String,
     /// The shrinkable part of the request (prompt arguments, template variables), with how
     /// to build the params from it.
-    pub shrink: Option<(Map<String, Value>, fn(&Probe, &Map<String, Value>) -> Value)>,
+    pub shrink: Option<(Map<String, Value>, Rebuild)>,
 }
+
+/// Builds a probe's params from a smaller shrinkable part.
+pub(crate) type Rebuild = fn(&Probe, &Map<String, Value>) -> Value;
 
 /// Hangs after which the phase stops sending requests (each costs a timeout).
 ///
@@ -351,15 +354,15 @@ impl Phase<'_, '_> {
         f.arguments = probe.shrink.as_ref().map(|(m, _)| m.clone());
         let shrinkable = matches!(outcome, Outcome::Exited { .. } | Outcome::InternalError { .. });
         f.outcome = Some(outcome);
-        if shrinkable && self.cfg.campaign.shrink.enabled {
-            if let Some((args, build)) = &probe.shrink {
-                let kind = f.outcome.as_ref().map(Outcome::kind).unwrap_or_default();
-                let smaller = self.shrink(probe, args.clone(), *build, kind).await;
-                if &smaller != args {
-                    f.request =
-                        Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
-                    f.minimal_arguments = Some(smaller);
-                }
+        if shrinkable
+            && self.cfg.campaign.shrink.enabled
+            && let Some((args, build)) = &probe.shrink
+        {
+            let kind = f.outcome.as_ref().map(Outcome::kind).unwrap_or_default();
+            let smaller = self.shrink(probe, args.clone(), *build, kind).await;
+            if &smaller != args {
+                f.request = Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
+                f.minimal_arguments = Some(smaller);
             }
         }
         f
@@ -370,7 +373,7 @@ impl Phase<'_, '_> {
         &mut self,
         probe: &Probe,
         mut args: Map<String, Value>,
-        build: fn(&Probe, &Map<String, Value>) -> Value,
+        build: Rebuild,
         kind: &str,
     ) -> Map<String, Value> {
         let mut steps = 0;
