@@ -105,6 +105,7 @@ fn bench(c: &mut Criterion) {
         startup_timeout: Duration::from_secs(10),
         max_response_bytes: 16 << 20,
         max_call_time: Duration::from_secs(60),
+        roots: Vec::new(),
     };
     let conn = rt.block_on(Connection::connect(&target, &opts)).expect("connects");
     let spec = ServerSpec { target, connect: opts, timeout: Duration::from_secs(10) };

@@ -35,6 +35,7 @@ fn config(jobs: usize) -> RunConfig {
                 startup_timeout: Duration::from_secs(10),
                 max_response_bytes: 16 << 20,
                 max_call_time: Duration::from_secs(60),
+                roots: Vec::new(),
             },
             timeout: Duration::from_secs(10),
         },

@@ -32,6 +32,7 @@ fn spec() -> ServerSpec {
             startup_timeout: Duration::from_secs(10),
             max_response_bytes: 16 << 20,
             max_call_time: Duration::from_secs(60),
+            roots: Vec::new(),
         },
         timeout: Duration::from_secs(10),
     }

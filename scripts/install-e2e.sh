@@ -2,7 +2,8 @@
 # Install the real MCP servers that mcp-fuzz's end-to-end tests run against,
 # at the versions pinned in fixtures/e2e/ (package-lock.json, requirements.txt):
 #   - fixtures/e2e/node_modules: @modelcontextprotocol/server-everything,
-#     @modelcontextprotocol/server-memory and the TypeScript SDK (+ zod) for
+#     @modelcontextprotocol/server-memory, @modelcontextprotocol/server-filesystem
+#     and the TypeScript SDK (+ zod) for
 #     fixtures/e2e/ts-server.mjs, via `npm ci`;
 #   - target/e2e-venv: the Python SDK `mcp` for fixtures/e2e/py_server.py.
 # Idempotent: run it as often as you like. Run from anywhere.

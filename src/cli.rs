@@ -300,6 +300,12 @@ pub struct TargetArgs {
     #[arg(long, value_name = "BYTES", help_heading = "Server")]
     pub max_response_bytes: Option<usize>,
 
+    /// Declare the `roots` client capability and answer `roots/list` with this directory
+    /// (repeat for more). Off by default: a root may widen what a server allows (server-filesystem
+    /// replaces its allowed directories with the client's roots).
+    #[arg(long = "roots", value_name = "DIR", help_heading = "Server")]
+    pub roots: Vec<PathBuf>,
+
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -99,6 +99,8 @@ fn server_flags(args: &TargetArgs) -> Result<Profile, CliError> {
         timeout: seconds(args.timeout.as_ref(), "--timeout")?,
         max_call_time: seconds(args.max_call_time.as_ref(), "--max-call-time")?,
         max_response_bytes: args.max_response_bytes,
+        roots: (!args.roots.is_empty())
+            .then(|| args.roots.iter().map(|p| p.display().to_string()).collect()),
         ..Profile::default()
     })
 }

@@ -328,6 +328,7 @@ mod tests {
                     startup_timeout: Duration::from_secs(1),
                     max_response_bytes: 1,
                     max_call_time: Duration::from_secs(20),
+                    roots: Vec::new(),
                 },
                 timeout: Duration::from_secs(10),
             },

@@ -238,3 +238,38 @@ fn server_everything_default_run_passes() {
         all.iter().filter(|f| f["kind"] == "invalid-params-as-internal-error").collect();
     assert!(!sdk.is_empty(), "the TypeScript SDK answers -32603 for a non-object `arguments`");
 }
+
+/// mcp-fuzz declares no client capabilities, so server-filesystem keeps the directory it was
+/// given; `--roots DIR` declares the `roots` capability and answers `roots/list` with DIR, which
+/// server-filesystem then allows instead (why roots are off by default), already for the first
+/// call.
+///
+/// See: issue 15 item 5.
+#[test]
+fn roots_are_declared_only_when_asked() {
+    let entry =
+        repo("fixtures/e2e/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    require(&entry);
+    let given = crate::util::TempDir::new("fs-given");
+    let root = crate::util::TempDir::new("fs-root");
+    let list_root = |extra: &[&str]| {
+        let args_json = serde_json::json!({"path": root.path()}).to_string();
+        let mut args: Vec<String> =
+            ["call", "--tool", "list_directory", "--args", &args_json].map(String::from).to_vec();
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args.extend([
+            "--".to_owned(),
+            "node".to_owned(),
+            entry.display().to_string(),
+            given.path().display().to_string(),
+        ]);
+        let run = finish(command(&args).spawn().expect("mcp-fuzz starts"));
+        let outcome: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+        outcome
+    };
+    let without = list_root(&[]);
+    assert_eq!(without["kind"], "tool-error", "outside the allowed directory: {without:#}");
+    let with = list_root(&["--roots", &root.path().display().to_string()]);
+    assert_eq!(with["kind"], "ok", "the declared root is allowed: {with:#}");
+}

@@ -142,6 +142,9 @@ pub struct ConnectOptions {
     /// Longest a call may take: progress extends its timeout up to this, and a call past its
     /// timeout is watched until this for a late answer (`--max-call-time`).
     pub max_call_time: Duration,
+    /// Directories declared as the client's roots (`--roots`): with any, the `roots`
+    /// capability is declared and `roots/list` answers them; with none, no capability at all.
+    pub roots: Vec<PathBuf>,
 }
 
 /// Why a connection could not be made.
@@ -280,13 +283,45 @@ pub struct Connection {
     pub capabilities: Value,
 }
 
-fn client_handler(book: &Arc<Book>) -> Handler {
-    let info = ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("mcp-fuzz", env!("CARGO_PKG_VERSION")),
-    )
-    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
-    Handler { info, book: Arc::clone(book) }
+/// With `--roots`, waits (at most [`ROOTS_WAIT`]) for the server to ask for them and a moment
+/// more for it to take them in, so that the first call already sees them: a server such as
+/// server-filesystem asks right after the handshake, while the first call may already be on
+/// its way.
+async fn roots_settled(asked: &tokio::sync::Notify, roots: &[PathBuf]) {
+    if roots.is_empty() {
+        return;
+    }
+    if tokio::time::timeout(ROOTS_WAIT, asked.notified()).await.is_ok() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// How long a server that declared no interest in roots may take to ask for them.
+const ROOTS_WAIT: Duration = Duration::from_millis(500);
+
+fn client_handler(
+    book: &Arc<Book>,
+    roots: &[PathBuf],
+    roots_asked: &Arc<tokio::sync::Notify>,
+) -> Handler {
+    let mut capabilities = ClientCapabilities::default();
+    if !roots.is_empty() {
+        capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+    }
+    let info =
+        ClientConfig::new(capabilities, Implementation::new("mcp-fuzz", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+    let roots = roots
+        .iter()
+        .map(|p| {
+            let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+            (
+                format!("file://{}", abs.display()),
+                abs.file_name().map(|n| n.to_string_lossy().into_owned()),
+            )
+        })
+        .collect();
+    Handler { info, book: Arc::clone(book), roots, roots_asked: Arc::clone(roots_asked) }
 }
 
 fn tail(stderr: &Mutex<VecDeque<String>>) -> Vec<String> {
@@ -321,9 +356,10 @@ impl Connection {
         let writer = WireWriter::new(stdin, Arc::clone(&wire));
         let mut exit_watch = exit_rx.clone();
         let book = Arc::new(Book::default());
+        let roots_asked = Arc::new(tokio::sync::Notify::new());
         let handshake = tokio::time::timeout(
             opts.startup_timeout,
-            client_handler(&book).serve((reader, writer)),
+            client_handler(&book, &opts.roots, &roots_asked).serve((reader, writer)),
         );
         let outcome = tokio::select! {
             r = handshake => Some(r),
@@ -361,6 +397,7 @@ impl Connection {
             }
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
+        roots_settled(&roots_asked, &opts.roots).await;
         let server = server_info(&client);
         let capabilities = client
             .peer_info()
@@ -403,9 +440,10 @@ impl Connection {
             .reinit_on_expired_session(false);
         let transport = StreamableHttpClientTransport::from_config(cfg);
         let book = Arc::new(Book::default());
+        let roots_asked = Arc::new(tokio::sync::Notify::new());
         let client = match tokio::time::timeout(
             opts.startup_timeout,
-            client_handler(&book).serve(transport),
+            client_handler(&book, &opts.roots, &roots_asked).serve(transport),
         )
         .await
         {
@@ -419,6 +457,7 @@ impl Connection {
             Err(_) => return Err(ConnectError::StartupTimeout(opts.startup_timeout, Vec::new())),
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
+        roots_settled(&roots_asked, &opts.roots).await;
         let server = server_info(&client);
         let capabilities = client
             .peer_info()

@@ -29,11 +29,38 @@ const MARGIN: f64 = 1.25;
 pub(crate) struct Handler {
     pub info: ClientConfig,
     pub book: Arc<Book>,
+    /// `roots/list`'s answer (`--roots`): URI and name of each.
+    pub roots: Vec<(String, Option<String>)>,
+    /// Told when the server asks for the roots.
+    pub roots_asked: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
+    }
+
+    // Roots are in the 2025-11-25 specification that servers such as server-filesystem follow;
+    // rmcp marks them deprecated ahead of SEP-2577.
+    #[allow(deprecated)]
+    fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<rmcp::model::ListRootsResult, rmcp::ErrorData>> + Send + '_
+    {
+        let roots = self
+            .roots
+            .iter()
+            .map(|(uri, name)| {
+                let root = rmcp::model::Root::new(uri.clone());
+                match name {
+                    Some(n) => root.with_name(n.clone()),
+                    None => root,
+                }
+            })
+            .collect();
+        self.roots_asked.notify_one();
+        std::future::ready(Ok(rmcp::model::ListRootsResult::new(roots)))
     }
 
     fn on_progress(

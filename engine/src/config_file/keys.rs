@@ -135,6 +135,8 @@ macro_rules! profile {
 profile! {
     /// Time allowed for start-up and the initialize handshake.
     startup_timeout: Seconds = "startup-timeout";
+    /// Directories declared as the client's roots (`roots/list`); none by default.
+    roots: Vec<String> = "roots";
     /// Time allowed per call.
     timeout: Seconds = "timeout";
     /// Longest a call may take (progress extends `timeout` up to this; a call past `timeout`

@@ -40,6 +40,7 @@ impl Profile {
                 startup_timeout: set(self.startup_timeout).0,
                 max_response_bytes: set(self.max_response_bytes),
                 max_call_time: self.max_call_time.map_or(longest * 2, |m| m.0.max(longest)),
+                roots: self.roots.clone().unwrap_or_default().into_iter().map(Into::into).collect(),
             },
             timeout,
         }
