@@ -314,6 +314,19 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text parses or says why, and whatever parses expands, never panicking: a
+        /// server's `uriTemplate` is untrusted input.
+        #[test]
+        fn any_text_parses_or_fails_cleanly(text in "[a-z{}+#./;?&=,!@|:*0-9%é ]{0,40}", value in ".{0,12}") {
+            if let Ok(t) = UriTemplate::parse(&text) {
+                let names: Vec<String> = t.variables().iter().map(|v| (*v).to_owned()).collect();
+                let values = names.into_iter().map(|n| (n, value.clone())).collect();
+                let _ = t.expand(&values);
+            }
+        }
+    }
+
     #[test]
     fn odd_values_stay_in_their_expression() {
         let t = UriTemplate::parse("file:///root/{name}").expect("parses");
