@@ -171,3 +171,47 @@ fn mcpo_canaries_go_through_its_post_and_are_gated_by_read_only_hint() {
         "{gated:#}"
     );
 }
+
+/// A client that is not installed is reported as such, with the command that installs it; it
+/// never blocks the modelled adapters, and the run exits 6 (a real client was not captured).
+#[test]
+fn a_missing_client_is_not_installed_with_its_install_command_and_exit_6() {
+    let empty = TempDir::new("no-clients");
+    let fx = server("fx-serve-tools");
+    let dir = empty.path().display().to_string();
+    // Run from the empty directory, without MCP_FUZZ_CLIENTS_DIR and with a bare PATH: neither
+    // the repository's `target/clients`, the environment's directory nor a PATH entry has it.
+    let run = crate::util::finish(
+        crate::util::command([
+            "clients",
+            "--format",
+            "json",
+            "--clients-dir",
+            &dir,
+            "--adapter",
+            "inspector,openai-strict",
+            "--",
+            fx.to_str().expect("utf-8"),
+        ])
+        .current_dir(empty.path())
+        .env_remove("MCP_FUZZ_CLIENTS_DIR")
+        .env("PATH", "/usr/bin:/bin")
+        .spawn()
+        .expect("mcp-fuzz starts"),
+    );
+    assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
+    check_schema(&report);
+    let inspector = run_of(&report, "inspector");
+    assert_eq!(inspector["status"], "not-installed", "{inspector:#}");
+    let text = inspector.to_string();
+    assert!(text.contains("install-clients.sh"), "says how to install it: {inspector:#}");
+    let tools = report["tools"].as_array().expect("tools");
+    assert!(
+        tools.iter().all(|t| t["adapters"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["adapter"] == "openai-strict"))),
+        "the modelled adapter still ran: {report:#}"
+    );
+}
