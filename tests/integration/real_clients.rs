@@ -215,3 +215,55 @@ fn a_missing_client_is_not_installed_with_its_install_command_and_exit_6() {
         "the modelled adapter still ran: {report:#}"
     );
 }
+
+/// With `--pin`, a client found at another version than the pinned one is `wrong-version`,
+/// named with both versions, and not run; the run exits 6.
+#[test]
+fn pin_refuses_another_version() {
+    let dir = TempDir::new("old-inspector");
+    let bin = dir.join("node/node_modules/.bin");
+    let pkg = dir.join("node/node_modules/@modelcontextprotocol/inspector");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    std::fs::create_dir_all(&pkg).expect("package dir");
+    // Were it run, it would say so: the test asserts it is not.
+    std::fs::write(bin.join("inspector"), "#!/bin/sh\necho ran >&2\nexit 3\n").expect("script");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let exe = bin.join("inspector");
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    std::fs::write(
+        pkg.join("package.json"),
+        r#"{"name": "@modelcontextprotocol/inspector", "version": "0.0.1"}"#,
+    )
+    .expect("package.json");
+    let fx = server("fx-serve-tools");
+    let clients = dir.path().display().to_string();
+    let run = crate::util::finish(
+        crate::util::command([
+            "clients",
+            "--format",
+            "json",
+            "--clients-dir",
+            &clients,
+            "--pin",
+            "--adapter",
+            "inspector",
+            "--",
+            fx.to_str().expect("utf-8"),
+        ])
+        .current_dir(dir.path())
+        .env_remove("MCP_FUZZ_CLIENTS_DIR")
+        .env("PATH", "/usr/bin:/bin")
+        .spawn()
+        .expect("mcp-fuzz starts"),
+    );
+    assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
+    let inspector = run_of(&report, "inspector");
+    assert_eq!(inspector["status"], "wrong-version", "{inspector:#}");
+    assert_eq!(inspector["version"], "0.0.1", "{inspector:#}");
+    assert!(inspector["pinnedVersion"].is_string(), "{inspector:#}");
+    assert!(!run.stderr.contains("ran"), "a client at the wrong version is not run");
+}
