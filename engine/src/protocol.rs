@@ -39,6 +39,15 @@ const VERSION: &str = "2025-11-25";
 /// Why: each silence costs a timeout; two show a server that stopped answering.
 const MAX_SILENCES: usize = 2;
 
+/// Why the checks that call a tool are skipped when none may be called.
+const NO_TOOL: &str =
+    "no tool the gate allows calling (read-only by default; --include-destructive allows any)";
+
+/// Why the checks after [`MAX_SILENCES`] silences are skipped.
+fn stopped() -> String {
+    format!("{MAX_SILENCES} earlier checks got no answer; the server stopped answering")
+}
+
 /// How a check judges what it heard: pass, or a failure with its severity and kind.
 enum Judged {
     Pass(String),
@@ -191,6 +200,15 @@ impl Runner<'_> {
                 (CheckStatus::Fail, observed)
             }
         };
+        self.push(c, status, observed);
+    }
+
+    fn skip(&mut self, c: &Check, why: String) {
+        self.push(c, CheckStatus::Skip, why);
+    }
+
+    /// The check's line of the report.
+    fn push(&mut self, c: &Check, status: CheckStatus, observed: String) {
         self.results.push(ProtocolCheck {
             id: c.id.to_owned(),
             title: c.title.to_owned(),
@@ -199,18 +217,6 @@ impl Runner<'_> {
             expected: c.expected.to_owned(),
             status,
             observed,
-        });
-    }
-
-    fn skip(&mut self, c: &Check, why: String) {
-        self.results.push(ProtocolCheck {
-            id: c.id.to_owned(),
-            title: c.title.to_owned(),
-            spec_url: c.spec.clone(),
-            rationale: c.rationale.to_owned(),
-            expected: c.expected.to_owned(),
-            status: CheckStatus::Skip,
-            observed: why,
         });
     }
 
@@ -223,9 +229,7 @@ impl Runner<'_> {
         params: Option<Value>,
     ) -> Result<(Heard, Vec<Value>), String> {
         if self.silences >= MAX_SILENCES {
-            return Err(format!(
-                "{MAX_SILENCES} earlier checks got no answer; the server stopped answering"
-            ));
+            return Err(stopped());
         }
         if self.session.as_ref().is_none_or(|s| s.exited().is_some()) {
             self.fresh().await?;
@@ -374,8 +378,17 @@ impl Runner<'_> {
                 expected: "error -32602 Invalid params (or a result with isError true)",
             };
             match tool {
-                Some(t) => self.request_check(c, json!(110 + n), "tools/call", Some(json!({"name": t, "arguments": args})), refused).await,
-                None => self.skip(&c, "no tool the gate allows calling (read-only by default; --include-destructive allows any)".into()),
+                Some(t) => {
+                    self.request_check(
+                        c,
+                        json!(110 + n),
+                        "tools/call",
+                        Some(json!({"name": t, "arguments": args})),
+                        refused,
+                    )
+                    .await
+                }
+                None => self.skip(&c, NO_TOOL.into()),
             }
         }
         let c = check(
@@ -386,8 +399,17 @@ impl Runner<'_> {
             "an error, or a result as for no arguments",
         );
         match tool {
-            Some(t) => self.request_check(c, json!(113), "tools/call", Some(json!({"name": t, "arguments": null})), |m| Judged::Pass(message(m))).await,
-            None => self.skip(&c, "no tool the gate allows calling (read-only by default; --include-destructive allows any)".into()),
+            Some(t) => {
+                self.request_check(
+                    c,
+                    json!(113),
+                    "tools/call",
+                    Some(json!({"name": t, "arguments": null})),
+                    |m| Judged::Pass(message(m)),
+                )
+                .await
+            }
+            None => self.skip(&c, NO_TOOL.into()),
         }
         let large = json!(9_007_199_254_740_991_u64);
         self.request_check(
@@ -451,12 +473,7 @@ impl Runner<'_> {
         params: Value,
     ) {
         if self.silences >= MAX_SILENCES {
-            return self.skip(
-                &c,
-                format!(
-                    "{MAX_SILENCES} earlier checks got no answer; the server stopped answering"
-                ),
-            );
+            return self.skip(&c, stopped());
         }
         if self.session.as_ref().is_none_or(|s| s.exited().is_some())
             && let Err(why) = self.fresh().await

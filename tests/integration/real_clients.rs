@@ -172,33 +172,31 @@ fn mcpo_canaries_go_through_its_post_and_are_gated_by_read_only_hint() {
     );
 }
 
+/// `mcp-fuzz clients --format json --clients-dir DIR ARGS -- fx-serve-tools`, run from `dir`
+/// without MCP_FUZZ_CLIENTS_DIR and with a bare PATH: only `dir` can hold a client (neither the
+/// repository's `target/clients`, the environment's directory nor a PATH entry is searched).
+fn isolated_clients(dir: &std::path::Path, args: &[&str]) -> crate::util::Run {
+    let fx = server("fx-serve-tools");
+    let clients = dir.display().to_string();
+    let mut all = vec!["clients", "--format", "json", "--clients-dir", &clients];
+    all.extend_from_slice(args);
+    all.extend(["--", fx.to_str().expect("utf-8")]);
+    crate::util::finish(
+        crate::util::command(&all)
+            .current_dir(dir)
+            .env_remove("MCP_FUZZ_CLIENTS_DIR")
+            .env("PATH", "/usr/bin:/bin")
+            .spawn()
+            .expect("mcp-fuzz starts"),
+    )
+}
+
 /// A client that is not installed is reported as such, with the command that installs it; it
 /// never blocks the modelled adapters, and the run exits 6 (a real client was not captured).
 #[test]
 fn a_missing_client_is_not_installed_with_its_install_command_and_exit_6() {
     let empty = TempDir::new("no-clients");
-    let fx = server("fx-serve-tools");
-    let dir = empty.path().display().to_string();
-    // Run from the empty directory, without MCP_FUZZ_CLIENTS_DIR and with a bare PATH: neither
-    // the repository's `target/clients`, the environment's directory nor a PATH entry has it.
-    let run = crate::util::finish(
-        crate::util::command([
-            "clients",
-            "--format",
-            "json",
-            "--clients-dir",
-            &dir,
-            "--adapter",
-            "inspector,openai-strict",
-            "--",
-            fx.to_str().expect("utf-8"),
-        ])
-        .current_dir(empty.path())
-        .env_remove("MCP_FUZZ_CLIENTS_DIR")
-        .env("PATH", "/usr/bin:/bin")
-        .spawn()
-        .expect("mcp-fuzz starts"),
-    );
+    let run = isolated_clients(empty.path(), &["--adapter", "inspector,openai-strict"]);
     assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
@@ -237,27 +235,7 @@ fn pin_refuses_another_version() {
         r#"{"name": "@modelcontextprotocol/inspector", "version": "0.0.1"}"#,
     )
     .expect("package.json");
-    let fx = server("fx-serve-tools");
-    let clients = dir.path().display().to_string();
-    let run = crate::util::finish(
-        crate::util::command([
-            "clients",
-            "--format",
-            "json",
-            "--clients-dir",
-            &clients,
-            "--pin",
-            "--adapter",
-            "inspector",
-            "--",
-            fx.to_str().expect("utf-8"),
-        ])
-        .current_dir(dir.path())
-        .env_remove("MCP_FUZZ_CLIENTS_DIR")
-        .env("PATH", "/usr/bin:/bin")
-        .spawn()
-        .expect("mcp-fuzz starts"),
-    );
+    let run = isolated_clients(dir.path(), &["--pin", "--adapter", "inspector"]);
     assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
