@@ -12,8 +12,9 @@
 //! ```
 
 use mcp_fuzz_clients::real::{
-    CLIENTS_DIR_VAR, Capture, CaptureOptions, CaptureStatus, Installation, RealClient,
-    ReasonSource, ServerSpec, SubsetServer, capture_all, capture_with, discover,
+    CLIENTS_DIR_VAR, Call, Capture, CaptureOptions, CaptureStatus, Installation, RealClient,
+    ReasonSource, ServerSpec, SubsetServer, Through, call_through, capture_all, capture_with,
+    discover,
 };
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -33,21 +34,27 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `fx-serve-tools`, built once per test binary next to it.
-fn fx_serve_tools() -> PathBuf {
+/// A fixture server (`fx-serve-tools`, `fx-crash-on-valid`), built once per test binary next to
+/// it.
+fn fixture(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
     BUILD.call_once(|| {
         let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures", "--bin", "fx-serve-tools"]);
+        cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures"]);
+        cmd.args(["--bin", "fx-serve-tools", "--bin", "fx-crash-on-valid"]);
         if profile_dir.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");
         }
         let status = cmd.current_dir(root()).status().expect("cargo runs");
-        assert!(status.success(), "building fx-serve-tools failed");
+        assert!(status.success(), "building the fixture servers failed");
     });
-    profile_dir.join("fx-serve-tools")
+    profile_dir.join(name)
+}
+
+fn fx_serve_tools() -> PathBuf {
+    fixture("fx-serve-tools")
 }
 
 /// `MCP_FUZZ_CLIENTS_DIR`, else the repository's `target/clients` (tests run in `clients/`).
@@ -400,6 +407,90 @@ fn a_server_that_never_answers_times_out_and_leaves_nothing_behind() {
     let c = capture_with(&install, &missing, &setup.options);
     let CaptureStatus::Broken { reason, .. } = &c.status else { panic!("{:?}", c.status) };
     assert!(reason.contains("is not on PATH"), "{reason}");
+}
+
+/// A read-only tool with a required integer `n` and an optional string `note`.
+fn count_tool() -> Value {
+    json!({
+        "name": "count",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}, "note": {"type": "string"}},
+            "required": ["n"]
+        },
+        "annotations": {"readOnlyHint": true}
+    })
+}
+
+fn call(tool: &str, arguments: Value) -> Call {
+    Call { tool: tool.into(), arguments }
+}
+
+#[test]
+fn calls_through_mcpo_arrive_as_sent_rewritten_or_refused_and_a_dying_server_is_seen() {
+    let _lock = serial();
+    let install = installed(RealClient::Mcpo);
+    let setup = Setup::new();
+    let calls = [
+        call("count", json!({"n": 2})),
+        call("count", json!({"n": "many"})),
+        call("count", json!({"n": 3, "extra": true})),
+        call("count", json!({"n": 4, "note": null})),
+    ];
+    let out = call_through(&install, &setup.spec(&[count_tool()]), &calls, &setup.options)
+        .expect("mcpo starts");
+    assert_eq!(out.len(), calls.len());
+    let Through::Answered { sent, response, client } = &out[0] else { panic!("{:?}", out[0]) };
+    assert_eq!(sent, &json!({"n": 2}), "sent as given");
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    assert!(client.starts_with("HTTP 200"), "{client}");
+    // mcpo's pydantic model refuses a string for an integer: the server never sees the call.
+    let Through::NotSent { client } = &out[1] else { panic!("{:?}", out[1]) };
+    assert!(client.starts_with("HTTP 422"), "{client}");
+    // mcpo drops properties the schema does not declare on the way.
+    let Through::Answered { sent, .. } = &out[2] else { panic!("{:?}", out[2]) };
+    assert_eq!(sent, &json!({"n": 3}), "what the server received");
+    // An optional property is not nullable to mcpo's model: null is refused too.
+    let Through::NotSent { client } = &out[3] else { panic!("{:?}", out[3]) };
+    assert!(client.starts_with("HTTP 422") && client.contains("note"), "{client}");
+
+    let crash =
+        ServerSpec::new(fixture("fx-crash-on-valid")).env(TEST_MARKER, setup.marker.clone());
+    let out =
+        call_through(&install, &crash, &[call("greet", json!({"name": "x"}))], &setup.options)
+            .expect("mcpo starts");
+    let Through::ServerExited { status, sent, .. } = &out[0] else { panic!("{:?}", out[0]) };
+    assert_eq!(*status, Some(6), "fx-crash-on-valid exits 6 on valid input");
+    assert_eq!(sent, &json!({"name": "x"}));
+    assert_no_leftovers(&setup);
+}
+
+#[test]
+fn calls_through_the_inspector_cli_reach_the_server_and_a_dying_server_is_seen() {
+    let _lock = serial();
+    let install = installed(RealClient::Inspector);
+    let setup = Setup::new();
+    let calls = [call("count", json!({"n": 2})), call("count", json!({"n": "many"}))];
+    let out = call_through(&install, &setup.spec(&[count_tool()]), &calls, &setup.options)
+        .expect("the Inspector CLI runs");
+    let Through::Answered { sent, response, client } = &out[0] else { panic!("{:?}", out[0]) };
+    assert_eq!(sent, &json!({"n": 2}));
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    assert!(client.contains("content"), "the CLI prints the result: {client}");
+    // The Inspector CLI converts each argument to its schema's type before sending: "many" for an
+    // integer becomes NaN, which goes on the wire as null; the server's validation answers that.
+    let Through::Answered { sent, response, .. } = &out[1] else { panic!("{:?}", out[1]) };
+    assert_eq!(sent, &json!({"n": null}), "the Inspector's rewrite");
+    assert_eq!(response["result"]["isError"], true, "{response}");
+
+    let crash =
+        ServerSpec::new(fixture("fx-crash-on-valid")).env(TEST_MARKER, setup.marker.clone());
+    let out =
+        call_through(&install, &crash, &[call("greet", json!({"name": "x"}))], &setup.options)
+            .expect("the Inspector CLI runs");
+    let Through::ServerExited { status, .. } = &out[0] else { panic!("{:?}", out[0]) };
+    assert_eq!(*status, Some(6));
+    assert_no_leftovers(&setup);
 }
 
 #[test]

@@ -10,25 +10,18 @@ use crate::output::{OutputPlan, write_atomically, write_stdout};
 use crate::{config, exit_code, input, session};
 use anyhow::Context as _;
 use mcp_fuzz_clients::analysis::analyse;
-use mcp_fuzz_clients::canary::Direction;
 use mcp_fuzz_clients::captured::analyse_capture;
 use mcp_fuzz_clients::real::{
     self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, SubsetServer,
-    Through,
 };
 use mcp_fuzz_clients::{Adapter, Tool, catalogue};
-use mcp_fuzz_engine::classify::{Outcome, classify};
-use mcp_fuzz_engine::client::{ExitInfo, Reply};
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::server::{Keep, ListError};
-use mcp_fuzz_report::clients::model::{
-    CallVerdict, CanaryOutcome, ClientsReport, FailOn, Input, RealClientRun, Served,
-    Through as CanaryThrough,
-};
+use mcp_fuzz_report::clients::canaries::{Plan, Route, direct_outcome, skipped, through_outcome};
+use mcp_fuzz_report::clients::model::{ClientsReport, FailOn, Input, RealClientRun, Served};
 use mcp_fuzz_report::clients::policy::{decide, updated_baseline};
-use mcp_fuzz_report::clients::render;
+use mcp_fuzz_report::clients::{render, rules_text};
 use serde_json::Value;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -48,7 +41,7 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
                 serde_json::to_string_pretty(&rules).context("failed to serialise the rules")?;
             format!("{rules}\n")
         } else {
-            rules_table()
+            rules_text()
         })?;
         return Ok(exit_code::SUCCESS);
     }
@@ -92,7 +85,7 @@ pub fn run(args: &ClientsArgs) -> anyhow::Result<u8> {
         report.add_real(RealClientRun::of(capture, served), &judged);
     }
     if args.call {
-        call_canaries(args, &tools, &read_only, &mut report, real.as_ref())?;
+        call_canaries(args, &read_only, &mut report, real.as_ref())?;
     }
     let fail_on = match args.fail_on {
         ClientsFailOn::Fail => FailOn::Fail,
@@ -280,95 +273,32 @@ fn load(args: &ClientsArgs) -> anyhow::Result<(Input, Vec<Tool>, Vec<Option<bool
     Ok((Input { origin, problems, truncated: listing.truncated }, listing.tools, read_only))
 }
 
-/// How a canary is sent: by mcp-fuzz itself, or through a real client that can call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Route {
-    Direct,
-    Through(RealClient),
-}
-
-/// `--call`: sends every distinct canary of the first kind (the rendering allows it, the
-/// server's schema rejects it) to the server, with the same read-only gate and judgement as
-/// `run`, and records the outcome on each canary. A canary of mcpo or the Inspector CLI goes
-/// through that client when it ran the server itself; the others go straight to the server. A
-/// canary the server fails on becomes a `fail` finding.
+/// `--call`: sends every canary [`Plan::new`] picks, with the same read-only gate and judgement
+/// as `run`: a canary of mcpo or the Inspector CLI through that client when it ran the server
+/// itself, the others straight to the server. A canary the server fails on becomes a `fail`
+/// finding.
 fn call_canaries(
     args: &ClientsArgs,
-    tools: &[Tool],
     read_only: &[Option<bool>],
     report: &mut ClientsReport,
     real: Option<&RealRun>,
 ) -> anyhow::Result<()> {
-    // Every distinct (route, tool, witness) to send, and where each canary's outcome goes.
-    let mut sends: Vec<(Route, usize, Value)> = Vec::new();
-    let mut outcomes: Vec<Option<CanaryOutcome>> = Vec::new();
-    let mut slots: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for (t, tool) in report.tools.iter().enumerate() {
-        for (a, entry) in tool.adapters.iter().enumerate() {
-            for (c, canary) in entry.canaries.iter().enumerate() {
-                let Some(part) = canary.canary.as_ref() else { continue };
-                if part.direction != Direction::RenderedAllowsServerRejects {
-                    continue;
-                }
-                let route = match (entry.adapter.real(), real) {
-                    (Some(client), Some(r))
-                        if r.served == Served::Server && real::can_call(client) =>
-                    {
-                        Route::Through(client)
-                    }
-                    _ => Route::Direct,
-                };
-                let key = (route, t, part.witness.clone());
-                let index = sends.iter().position(|s| *s == key).unwrap_or_else(|| {
-                    let gate = if read_only[t] != Some(true) && !args.include_destructive {
-                        Some(skipped(
-                            "not annotated readOnlyHint: true (pass --include-destructive)",
-                        ))
-                    } else if !part.witness.is_object() {
-                        Some(skipped(
-                            "the canary is not a JSON object, so it cannot be sent as arguments",
-                        ))
-                    } else {
-                        None
-                    };
-                    sends.push(key);
-                    outcomes.push(gate);
-                    sends.len() - 1
-                });
-                slots.push((t, a, c, index));
-            }
-        }
-    }
-    send_direct(args, tools, &sends, &mut outcomes)?;
+    let through = real.is_some_and(|r| r.served == Served::Server);
+    let mut plan = Plan::new(report, read_only, args.include_destructive, |client| {
+        through && real::can_call(client)
+    });
+    let names: Vec<String> = report.tools.iter().map(|t| t.name.clone()).collect();
+    send_direct(args, &names, &mut plan)?;
     if let Some(r) = real {
-        send_through(args, r, tools, &sends, &mut outcomes)?;
+        send_through(args, r, &names, &mut plan)?;
     }
-    let mut failures = 0_u64;
-    for (t, a, c, index) in slots {
-        let outcome = outcomes[index].clone().unwrap_or_else(|| skipped("not sent"));
-        let canary = &mut report.tools[t].adapters[a].canaries[c];
-        if matches!(outcome, CanaryOutcome::Called { verdict: CallVerdict::Failure, .. }) {
-            failures += 1;
-            canary.severity = mcp_fuzz_clients::Severity::Fail;
-        }
-        if let Some(part) = canary.canary.as_mut() {
-            part.outcome = outcome;
-        }
-    }
-    report.canary_call_failures = Some(failures);
+    plan.apply(report);
     Ok(())
 }
 
 /// Sends the direct canaries not yet decided to the server, one server instance for all.
-fn send_direct(
-    args: &ClientsArgs,
-    tools: &[Tool],
-    sends: &[(Route, usize, Value)],
-    outcomes: &mut [Option<CanaryOutcome>],
-) -> anyhow::Result<()> {
-    let todo: Vec<usize> = (0..sends.len())
-        .filter(|&i| sends[i].0 == Route::Direct && outcomes[i].is_none())
-        .collect();
+fn send_direct(args: &ClientsArgs, names: &[String], plan: &mut Plan) -> anyhow::Result<()> {
+    let todo = plan.todo(Route::Direct);
     if todo.is_empty() {
         return Ok(());
     }
@@ -376,17 +306,12 @@ fn send_direct(
     session::block_on(async {
         let mut server = session::start(&spec).await?;
         for i in todo {
-            let (_, t, witness) = &sends[i];
-            let Value::Object(arguments) = witness else { continue };
+            let Value::Object(arguments) = &plan.sends[i].witness else { continue };
             let called = server
-                .call(&tools[*t].name, arguments, None, Keep::default())
+                .call(&names[plan.sends[i].tool], arguments, None, Keep::default())
                 .await
                 .map_err(|e| session::start_error(&e, &spec.target))?;
-            outcomes[i] = Some(CanaryOutcome::Called {
-                verdict: verdict(&called.outcome),
-                outcome: called.outcome,
-                through: None,
-            });
+            plan.decide(i, direct_outcome(called.outcome));
         }
         server.close().await;
         Ok(())
@@ -397,20 +322,20 @@ fn send_direct(
 fn send_through(
     args: &ClientsArgs,
     real: &RealRun,
-    tools: &[Tool],
-    sends: &[(Route, usize, Value)],
-    outcomes: &mut [Option<CanaryOutcome>],
+    names: &[String],
+    plan: &mut Plan,
 ) -> anyhow::Result<()> {
     for client in RealClient::ALL {
-        let todo: Vec<usize> = (0..sends.len())
-            .filter(|&i| sends[i].0 == Route::Through(client) && outcomes[i].is_none())
-            .collect();
+        let todo = plan.todo(Route::Through(client));
         if todo.is_empty() {
             continue;
         }
         let calls: Vec<Call> = todo
             .iter()
-            .map(|&i| Call { tool: tools[sends[i].1].name.clone(), arguments: sends[i].2.clone() })
+            .map(|&i| Call {
+                tool: names[plan.sends[i].tool].clone(),
+                arguments: plan.sends[i].witness.clone(),
+            })
             .collect();
         let result = match real::discover(client, args.clients_dir.as_deref()) {
             Ok(install) => {
@@ -419,58 +344,18 @@ fn send_through(
             }
             Err(e) => Err(e.to_string()),
         };
-        match result {
-            Ok(answers) => {
-                for (i, answer) in todo.into_iter().zip(answers) {
-                    outcomes[i] = Some(through_outcome(client, answer));
-                }
-            }
-            Err(why) => {
-                for i in todo {
-                    outcomes[i] = Some(skipped(&format!("{client} could not send it: {why}")));
-                }
-            }
+        for (n, i) in todo.into_iter().enumerate() {
+            let outcome = match &result {
+                Ok(answers) => answers.get(n).cloned().map_or_else(
+                    || skipped(&format!("{client} gave no answer for it")),
+                    |answer| through_outcome(client, answer, &plan.sends[i].witness),
+                ),
+                Err(why) => skipped(&format!("{client} could not send it: {why}")),
+            };
+            plan.decide(i, outcome);
         }
     }
     Ok(())
-}
-
-/// What a call through a client means, judged as `run` judges the server's answer.
-fn through_outcome(client: RealClient, answer: Through) -> CanaryOutcome {
-    let via = |said: String| Some(CanaryThrough { client, said });
-    let called = |outcome: Outcome, said: String| CanaryOutcome::Called {
-        verdict: verdict(&outcome),
-        outcome,
-        through: via(said),
-    };
-    match answer {
-        Through::Answered { response, client: said } => called(judge_response(&response), said),
-        Through::NotSent { client: said } => {
-            CanaryOutcome::Blocked { through: CanaryThrough { client, said } }
-        }
-        Through::ServerExited { status, client: said } => {
-            let exit = match status {
-                Some(s) if s > 128 => ExitInfo { code: None, signal: Some(s - 128) },
-                other => ExitInfo { code: other, signal: None },
-            };
-            called(Outcome::Exited { exit, stderr: Vec::new() }, said)
-        }
-        Through::NoAnswer { client: said } => called(Outcome::Timeout, said),
-        _ => skipped(&format!("{client} answered in a way this mcp-fuzz does not know")),
-    }
-}
-
-/// The server's JSON-RPC response to a `tools/call`, judged by the engine's classifier.
-fn judge_response(response: &Value) -> Outcome {
-    if let Some(result) = response.get("result") {
-        return classify(Reply::Result(result.clone()), None, Vec::new);
-    }
-    if let Some(error) = response.get("error") {
-        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        return classify(Reply::RpcError { code, message }, None, Vec::new);
-    }
-    Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
 }
 
 /// Runs blocking client work on a thread of its own, so that Ctrl-C and SIGTERM stop the command
@@ -500,37 +385,4 @@ fn in_background<T: Send + 'static>(
         real::stop_all();
     }
     done
-}
-
-fn skipped(reason: &str) -> CanaryOutcome {
-    CanaryOutcome::Skipped { reason: reason.to_owned() }
-}
-
-fn verdict(outcome: &Outcome) -> CallVerdict {
-    if outcome.is_failure() {
-        CallVerdict::Failure
-    } else if outcome.is_graceful() {
-        CallVerdict::Graceful
-    } else {
-        CallVerdict::Accepted
-    }
-}
-
-/// `--list-rules`: the catalogue as text.
-fn rules_table() -> String {
-    let mut s = String::new();
-    for r in catalogue() {
-        let _ = writeln!(
-            s,
-            "{}  [{}{}]\n  {}\n  source: {}\n          {}\n  fix: {}\n",
-            r.id,
-            r.severity.as_str(),
-            if r.ambiguous { ", ambiguous" } else { "" },
-            r.title,
-            r.source.url,
-            r.source.summary,
-            r.fix
-        );
-    }
-    s
 }

@@ -139,9 +139,11 @@ fn mcpo_canaries_go_through_its_post_and_are_gated_by_read_only_hint() {
         "properties": {"q": {"type": "string", "minLength": 3}},
         "required": ["q"]
     });
+    let closed = json!({"type": "object", "properties": {}, "additionalProperties": false});
     let tools = [
         json!({"name": "search", "inputSchema": schema, "annotations": {"readOnlyHint": true}}),
         json!({"name": "erase", "inputSchema": schema}),
+        json!({"name": "status", "inputSchema": closed, "annotations": {"readOnlyHint": true}}),
     ];
     let (code, report) = real_report(&dir, &tools, &["--adapter", "mcpo", "--call"]);
     assert_eq!(code, SUCCESS, "the server answers the canary with a tool error: {report:#}");
@@ -158,6 +160,19 @@ fn mcpo_canaries_go_through_its_post_and_are_gated_by_read_only_hint() {
     assert_eq!(outcome["through"]["client"], "mcpo", "sent through mcpo's POST /search");
     assert_eq!(outcome["verdict"], "graceful");
     assert_eq!(outcome["outcome"]["kind"], "tool-error");
+    assert!(outcome["through"].get("sent").is_none(), "mcpo sent it as it was: {sent:#}");
+    // mcpo's OpenAPI leaves `additionalProperties: false` out, so an extra property is a canary;
+    // its model drops the property on the way, and the report says what the server received.
+    let status = adapter(&report, "status", "mcpo");
+    let extra = status["canaries"]
+        .as_array()
+        .expect("canaries")
+        .iter()
+        .find(|c| c["direction"] == "rendered-allows-server-rejects")
+        .unwrap_or_else(|| panic!("an undeclared property is a canary: {status:#}"));
+    assert_ne!(extra["witness"], json!({}), "{extra:#}");
+    assert_eq!(extra["outcome"]["through"]["sent"], json!({}), "{extra:#}");
+    assert_eq!(extra["outcome"]["verdict"], "accepted", "{extra:#}");
     let erase = adapter(&report, "erase", "mcpo");
     let gated = erase["canaries"]
         .as_array()

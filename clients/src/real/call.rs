@@ -33,6 +33,10 @@ pub struct Call {
 pub enum Through {
     /// The server answered the `tools/call` the client sent.
     Answered {
+        /// The arguments the server received: the client's rewrite of the ones given (mcpo
+        /// drops properties its model does not declare; the Inspector CLI converts values to
+        /// their schema type), or the same value.
+        sent: Value,
         /// The server's JSON-RPC response (`result` or `error`), as sent.
         response: Value,
         /// What the client said (its HTTP status and body, or its output).
@@ -45,6 +49,8 @@ pub enum Through {
     },
     /// The server ended while the call was in flight.
     ServerExited {
+        /// The arguments the server received.
+        sent: Value,
         /// Its exit status as the shell gives it (a signal N is 128 + N), when known.
         status: Option<i32>,
         /// What the client said.
@@ -53,6 +59,8 @@ pub enum Through {
     /// The client sent the call and the server did not answer before the client gave up or
     /// the deadline passed.
     NoAnswer {
+        /// The arguments the server received.
+        sent: Value,
         /// What the client said.
         client: String,
     },
@@ -108,11 +116,16 @@ fn judged(
 ) -> Through {
     match record {
         None => Through::NotSent { client },
-        Some(r) => match &r.response {
-            Some(response) => Through::Answered { response: response.clone(), client },
-            None if server_exit.is_some() => Through::ServerExited { status: server_exit, client },
-            None => Through::NoAnswer { client },
-        },
+        Some(r) => {
+            let sent = r.arguments.clone();
+            match &r.response {
+                Some(response) => Through::Answered { sent, response: response.clone(), client },
+                None if server_exit.is_some() => {
+                    Through::ServerExited { sent, status: server_exit, client }
+                }
+                None => Through::NoAnswer { sent, client },
+            }
+        }
     }
 }
 
@@ -126,14 +139,12 @@ fn through_inspector(
     let said = driver::inspector_call(&prepared.run(install, options), &call.tool, &call.arguments);
     let transcript = prepared.tap.read();
     let record = transcript.calls.iter().find(|r| r.name == call.tool);
-    Ok(match said {
-        Ok(stdout) => judged(record, transcript.server_exit, words(&stdout)),
-        // The CLI did not finish: still, the server may have answered or died.
-        Err(f) => match judged(record, transcript.server_exit, failed(&f)) {
-            Through::NoAnswer { client } => Through::NoAnswer { client },
-            other => other,
-        },
-    })
+    // When the CLI did not finish, the server may still have answered or died: the tap says.
+    let client = match said {
+        Ok(stdout) => words(&stdout),
+        Err(f) => failed(&f),
+    };
+    Ok(judged(record, transcript.server_exit, client))
 }
 
 fn through_mcpo(

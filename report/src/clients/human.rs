@@ -270,7 +270,10 @@ pub fn outcome_line(f: &ClientFinding) -> String {
     match f.canary.as_ref().map(|c| &c.outcome) {
         Some(CanaryOutcome::Called { verdict, outcome, through }) => {
             let via = through.as_ref().map_or_else(String::new, |t| {
-                format!(" (through {}: {})", t.client, one_line(&t.said))
+                let rewritten = t.sent.as_ref().map_or_else(String::new, |sent| {
+                    format!(", which sent {} instead", one_line(&sent.to_string()))
+                });
+                format!(" (through {}{rewritten}: {})", t.client, one_line(&t.said))
             });
             format!("{}: {}{via}", super::call_verdict_name(*verdict), outcome.kind())
         }

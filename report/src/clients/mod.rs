@@ -1,6 +1,7 @@
 //! The `clients` document: its typed model ([`model`]), its policy and baseline ([`policy`]),
 //! and its renderings.
 
+pub mod canaries;
 mod human;
 mod junit;
 mod markdown;
@@ -10,6 +11,7 @@ mod sarif;
 
 use crate::Format;
 use model::{CallVerdict, ClientsReport, Verdict};
+use std::fmt::Write as _;
 
 /// The document in `format`.
 #[must_use]
@@ -36,4 +38,25 @@ fn call_verdict_name(v: CallVerdict) -> &'static str {
         CallVerdict::Graceful => "graceful",
         CallVerdict::Accepted => "accepted",
     }
+}
+
+/// `clients --list-rules`: the rule catalogue as text, each rule with its severity, source and
+/// fix.
+#[must_use]
+pub fn rules_text() -> String {
+    let mut s = String::new();
+    for r in mcp_fuzz_clients::catalogue() {
+        let _ = writeln!(
+            s,
+            "{}  [{}{}]\n  {}\n  source: {}\n          {}\n  fix: {}\n",
+            r.id,
+            r.severity.as_str(),
+            if r.ambiguous { ", ambiguous" } else { "" },
+            r.title,
+            r.source.url,
+            r.source.summary,
+            r.fix
+        );
+    }
+    s
 }

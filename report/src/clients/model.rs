@@ -362,6 +362,12 @@ pub struct Through {
     pub client: RealClient,
     /// Its words: mcpo's HTTP status and body, the Inspector CLI's output.
     pub said: String,
+    /// The arguments the server received, when the client rewrote the canary on the way (mcpo
+    /// drops properties its model does not declare; the Inspector CLI converts values to their
+    /// schema type, "many" for an integer becoming null). Absent: the server
+    /// received the canary as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<Value>,
 }
 
 /// How a canary's answer counts.
