@@ -524,7 +524,8 @@ fn timing_one_capture_per_client_then_all_five_at_once() {
         );
     }
     eprintln!("  all five in parallel: {:.2} s wall", wall.as_secs_f64());
-    // Targets: 5 s per capture, 30 s for all five; the bounds leave room for a loaded machine.
+    // The targets (5 s per capture, 30 s for all five) are measured by `cargo bench --bench
+    // clients`; these bounds only catch a capture gone badly wrong on a loaded machine.
     for (client, alone) in &rows {
         assert!(*alone < Duration::from_secs(15), "{client} took {alone:?} (target 5 s)");
     }

@@ -260,3 +260,96 @@ fn pin_refuses_another_version() {
     assert!(inspector["pinnedVersion"].is_string(), "{inspector:#}");
     assert!(!run.stderr.contains("ran"), "a client at the wrong version is not run");
 }
+
+/// A real-client document with what cannot repeat redacted: the capture times (JSON
+/// `elapsedMs`, the human `TIME` column, the Markdown `Time` column) and the clients' directory.
+fn redact_real(text: &str) -> String {
+    let text = text.replace(&clients_dir(), "[CLIENTS]");
+    let text = crate::snapshots::redact_numbers_after(&text, "\"elapsedMs\": ", "");
+    let seconds = |word: &str, unit: &str| {
+        word.strip_suffix(unit).is_some_and(|n| n.contains('.') && n.parse::<f64>().is_ok())
+    };
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let clients = ["inspector", "mcpo", "codex-cli", "claude-code", "gemini-cli"];
+        let human_row = clients.iter().any(|c| line.starts_with(&format!("{c} ")));
+        let markdown_row = clients.iter().any(|c| line.starts_with(&format!("| `{c}` |")));
+        if human_row {
+            let words: Vec<&str> = line.split(' ').collect();
+            let words: Vec<&str> =
+                words.iter().map(|w| if seconds(w, "s") { "[TIME]" } else { w }).collect();
+            out.push(words.join(" "));
+        } else if markdown_row {
+            let cells: Vec<&str> = line.split(" | ").collect();
+            let cells: Vec<&str> =
+                cells.iter().map(|c| if seconds(c, " s") { "[TIME]" } else { c }).collect();
+            out.push(cells.join(" | "));
+        } else {
+            out.push(line.to_owned());
+        }
+    }
+    out.join("\n") + if text.ends_with('\n') { "\n" } else { "" }
+}
+
+#[test]
+fn real_client_documents_are_unchanged_in_every_format() {
+    // Seven edge tools that show each client's ways: a name rewritten, a non-object root (lost
+    // in silence by the Inspector, the whole listing lost by Claude Code and Gemini CLI), a closed
+    // object and string bounds opened, Gemini CLI's own `write_file`, nullable types.
+    let tools = edge(&[
+        "plain",
+        "dot.name",
+        "root_array",
+        "additional_false",
+        "string_bounds",
+        "write_file",
+        "nullable",
+    ]);
+    let dir = TempDir::new("real-clients-snapshots");
+    std::fs::write(dir.join("tools.json"), json!({ "tools": tools }).to_string())
+        .expect("tools file");
+    let clients = clients_dir();
+    let out = dir.join("out");
+    let run = crate::util::finish(
+        crate::util::command([
+            "clients",
+            "--clients-dir",
+            &clients,
+            "--adapter",
+            "real,openapi,openai-strict",
+            "--tools",
+            "tools.json",
+            "--format",
+            "human,json,markdown,junit,sarif",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+        ])
+        .current_dir(dir.path())
+        .spawn()
+        .expect("mcp-fuzz starts"),
+    );
+    assert_eq!(run.code, FINDINGS, "{}", run.stderr);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json")).expect("report.json"),
+    )
+    .expect("JSON");
+    check_schema(&report);
+    for c in report["realClients"].as_array().expect("realClients") {
+        assert_eq!(c["status"], "captured", "install with scripts/install-clients.sh: {c:#}");
+    }
+    let mut differences = Vec::new();
+    let documents = [
+        ("human", format!("exit {}\n{}", run.code, run.stdout)),
+        ("json", std::fs::read_to_string(out.join("report.json")).expect("json")),
+        ("markdown", std::fs::read_to_string(out.join("report.md")).expect("markdown")),
+        ("junit", std::fs::read_to_string(out.join("report.junit.xml")).expect("junit")),
+        ("sarif", std::fs::read_to_string(out.join("report.sarif")).expect("sarif")),
+    ];
+    for (format, text) in documents {
+        differences.extend(crate::snapshots::check(
+            &format!("clients/real.{format}"),
+            &redact_real(&text),
+        ));
+    }
+    crate::snapshots::assert_all(differences);
+}

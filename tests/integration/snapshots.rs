@@ -20,7 +20,7 @@ fn snapshot_dir() -> PathBuf {
 
 /// Compares `actual` with the stored snapshot `name`, or stores it when `MCP_FUZZ_BLESS` is set.
 /// Returns a description of the difference, if any.
-fn check(name: &str, actual: &str) -> Option<String> {
+pub(crate) fn check(name: &str, actual: &str) -> Option<String> {
     let path = snapshot_dir().join(name);
     if std::env::var_os("MCP_FUZZ_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().expect("snapshot has a parent"))
@@ -48,7 +48,7 @@ fn check(name: &str, actual: &str) -> Option<String> {
 }
 
 #[track_caller]
-fn assert_all(differences: Vec<String>) {
+pub(crate) fn assert_all(differences: Vec<String>) {
     assert!(
         differences.is_empty(),
         "{} snapshot(s) differ:\n{}",
@@ -97,7 +97,7 @@ fn redact(text: &str, target_dir: &Path) -> String {
 }
 
 /// Replaces the number after each `prefix` (up to `suffix` or the end of the number).
-fn redact_numbers_after(text: &str, prefix: &str, suffix: &str) -> String {
+pub(crate) fn redact_numbers_after(text: &str, prefix: &str, suffix: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(prefix) {
