@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use mcp_fuzz_clients::analysis::analyse;
 use mcp_fuzz_clients::captured::analyse_capture;
 use mcp_fuzz_clients::real::{
-    self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, SubsetServer,
+    self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, StandIns,
 };
 use mcp_fuzz_clients::{Adapter, Tool, catalogue};
 use mcp_fuzz_engine::config::MAX_PAGES;
@@ -22,9 +22,6 @@ use mcp_fuzz_report::clients::model::{ClientsReport, FailOn, Input, RealClientRu
 use mcp_fuzz_report::clients::policy::{decide, updated_baseline};
 use mcp_fuzz_report::clients::{render, rules_text};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Why: bisection re-runs a client once per probe (mcpo takes about 2 s); 24 runs name about
@@ -147,7 +144,7 @@ struct RealRun {
 
 /// Captures every real client in `clients` at once, each in its own throwaway directory: against
 /// the server command when there is one (each client speaks its own handshake to it), else
-/// against the stand-in serving `tools`. A lost listing is bisected on the stand-in. Ctrl-C and
+/// against the stand-in serving `tools`. A lost listing is bisected on stand-ins. Ctrl-C and
 /// SIGTERM kill every client started.
 fn capture_clients(
     args: &ClientsArgs,
@@ -155,8 +152,9 @@ fn capture_clients(
     tools: &[Tool],
     timeout: Duration,
 ) -> anyhow::Result<RealRun> {
-    let listings = Listings::new().context("failed to create a directory for the stand-in")?;
     let exe = std::env::current_exe().context("failed to find the mcp-fuzz executable")?;
+    let stand_ins = StandIns::new(exe, &["serve-listing"])
+        .context("failed to create a directory for the stand-in")?;
     let server_command =
         args.tools.is_none() && args.schema.is_none() && args.target.http.is_none();
     let (spec, served) = if server_command {
@@ -172,19 +170,14 @@ fn capture_clients(
         (spec, Served::Server)
     } else {
         let raw: Vec<Value> = tools.iter().map(|t| t.raw.clone()).collect();
-        let file = listings.write(&raw).context("failed to write the listing for the stand-in")?;
-        (stand_in(&exe, &file), Served::Listing)
-    };
-    let subset: SubsetServer = {
-        let listings = listings.clone();
-        Arc::new(move |subset: &[Value]| {
-            listings.write(subset).map(|f| stand_in(&exe, &f)).map_err(|e| e.to_string())
-        })
+        let spec =
+            stand_ins.serving(&raw).context("failed to write the listing for the stand-in")?;
+        (spec, Served::Listing)
     };
     let options = CaptureOptions {
         timeout,
         clients_dir: args.clients_dir.clone(),
-        subset_server: Some(subset),
+        subset_server: Some(stand_ins.subsets()),
         max_probes: MAX_PROBES,
         pin: args.pin,
         ..CaptureOptions::default()
@@ -192,46 +185,6 @@ fn capture_clients(
     let (clients, s, o) = (clients.to_vec(), spec.clone(), options.clone());
     let captures = in_background(move || real::capture_all(&clients, &s, &o))?;
     Ok(RealRun { captures, served, spec, options })
-}
-
-/// The stand-in serving `file`: this executable's hidden `serve-listing` command.
-fn stand_in(exe: &Path, file: &Path) -> ClientServer {
-    ClientServer::new(exe).arg("serve-listing").arg(file.to_string_lossy())
-}
-
-/// A throwaway directory of listing files for the stand-in, removed when the last handle goes.
-#[derive(Clone)]
-struct Listings(Arc<ListingsDir>);
-
-struct ListingsDir {
-    dir: PathBuf,
-    next: AtomicU64,
-}
-
-impl Listings {
-    fn new() -> std::io::Result<Self> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = std::env::temp_dir()
-            .join(format!("mcp-fuzz-listings-{}-{nanos:x}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        Ok(Self(Arc::new(ListingsDir { dir, next: AtomicU64::new(0) })))
-    }
-
-    /// Writes one listing file and returns its path.
-    fn write(&self, tools: &[Value]) -> std::io::Result<PathBuf> {
-        let n = self.0.next.fetch_add(1, Ordering::Relaxed);
-        let path = self.0.dir.join(format!("listing-{n}.json"));
-        real::write_listing(&path, tools)?;
-        Ok(path)
-    }
-}
-
-impl Drop for ListingsDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 /// The tools to analyse, where they came from, and each tool's `readOnlyHint` (live servers).

@@ -6,7 +6,7 @@
 //! See: issue 16, "a config file, value hints, init, coverage".
 
 use crate::run::server;
-use crate::util::{TempDir, code, command, finish};
+use crate::util::{TempDir, code, command, finish, tool};
 use serde_json::Value;
 use std::path::Path;
 
@@ -27,10 +27,6 @@ fn report(run: &crate::util::Run) -> Value {
 /// A `[server]` table starting the fixture `name`.
 fn server_table(name: &str) -> String {
     format!("[server]\ncommand = [{:?}]\n", server(name).display().to_string())
-}
-
-fn tool<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["tools"].as_array().expect("tools").iter().find(|t| t["name"] == name).expect("the tool")
 }
 
 fn kinds(r: &Value, tool: &str) -> Vec<String> {

@@ -5,7 +5,7 @@
 //! that validates. The installs are required: a missing one fails the test with the command to
 //! run, it is never skipped.
 
-use crate::util::{command, finish};
+use crate::util::{command, finish, tool};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -38,15 +38,6 @@ fn fuzz_with(server: &[&str], timeout: &str) -> (i32, Value) {
 
 fn findings<'a>(r: &'a Value, tool: &str) -> Vec<&'a Value> {
     r["findings"].as_array().expect("findings").iter().filter(|f| f["tool"] == tool).collect()
-}
-
-fn tool<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name}: {r:#}"))
 }
 
 /// The shared expectations for the two SDK servers: `shout`'s exception is found, `checked`'s

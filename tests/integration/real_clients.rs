@@ -15,6 +15,8 @@ use crate::util::{TempDir, mcp_fuzz};
 use serde_json::{Value, json};
 
 const FINDINGS: i32 = 1;
+/// The five real clients, in report order.
+const CLIENTS: [&str; 5] = ["inspector", "mcpo", "codex-cli", "claude-code", "gemini-cli"];
 const SUCCESS: i32 = 0;
 
 /// The clients directory: `MCP_FUZZ_CLIENTS_DIR`, else the repository's `target/clients`.
@@ -63,12 +65,7 @@ fn real_report(dir: &TempDir, tools: &[Value], args: &[&str]) -> (i32, Value) {
 }
 
 fn run_of<'a>(report: &'a Value, client: &str) -> &'a Value {
-    report["realClients"]
-        .as_array()
-        .expect("realClients")
-        .iter()
-        .find(|c| c["adapter"] == client)
-        .unwrap_or_else(|| panic!("no run of {client}"))
+    crate::util::entry(report, "realClients", "adapter", client)
 }
 
 #[test]
@@ -206,16 +203,22 @@ fn isolated_clients(dir: &std::path::Path, args: &[&str]) -> crate::util::Run {
     )
 }
 
+/// [`isolated_clients`] where a real client was not captured: exit 6 and a valid report.
+fn uncaptured_report(dir: &std::path::Path, args: &[&str]) -> (crate::util::Run, Value) {
+    let run = isolated_clients(dir, args);
+    assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
+    check_schema(&report);
+    (run, report)
+}
+
 /// A client that is not installed is reported as such, with the command that installs it; it
 /// never blocks the modelled adapters, and the run exits 6 (a real client was not captured).
 #[test]
 fn a_missing_client_is_not_installed_with_its_install_command_and_exit_6() {
     let empty = TempDir::new("no-clients");
-    let run = isolated_clients(empty.path(), &["--adapter", "inspector,openai-strict"]);
-    assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
-    let report: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
-    check_schema(&report);
+    let (_, report) = uncaptured_report(empty.path(), &["--adapter", "inspector,openai-strict"]);
     let inspector = run_of(&report, "inspector");
     assert_eq!(inspector["status"], "not-installed", "{inspector:#}");
     let text = inspector.to_string();
@@ -234,31 +237,52 @@ fn a_missing_client_is_not_installed_with_its_install_command_and_exit_6() {
 #[test]
 fn pin_refuses_another_version() {
     let dir = TempDir::new("old-inspector");
-    let bin = dir.join("node/node_modules/.bin");
-    let pkg = dir.join("node/node_modules/@modelcontextprotocol/inspector");
-    std::fs::create_dir_all(&bin).expect("bin dir");
-    std::fs::create_dir_all(&pkg).expect("package dir");
     // Were it run, it would say so: the test asserts it is not.
-    std::fs::write(bin.join("inspector"), "#!/bin/sh\necho ran >&2\nexit 3\n").expect("script");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let exe = bin.join("inspector");
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
-    std::fs::write(
-        pkg.join("package.json"),
-        r#"{"name": "@modelcontextprotocol/inspector", "version": "0.0.1"}"#,
-    )
-    .expect("package.json");
-    let run = isolated_clients(dir.path(), &["--pin", "--adapter", "inspector"]);
-    assert_eq!(run.code, 6, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
-    let report: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr:\n{}", run.stderr));
+    fake_inspector(&dir, "0.0.1", "echo ran >&2\nexit 3");
+    let (run, report) = uncaptured_report(dir.path(), &["--pin", "--adapter", "inspector"]);
     let inspector = run_of(&report, "inspector");
     assert_eq!(inspector["status"], "wrong-version", "{inspector:#}");
     assert_eq!(inspector["version"], "0.0.1", "{inspector:#}");
     assert!(inspector["pinnedVersion"].is_string(), "{inspector:#}");
     assert!(!run.stderr.contains("ran"), "a client at the wrong version is not run");
+}
+
+/// An `inspector` installed in `dir` (the layout of scripts/install-clients.sh) at `version`,
+/// whose program is the shell `script`.
+fn fake_inspector(dir: &TempDir, version: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("node/node_modules/.bin");
+    let pkg = dir.join("node/node_modules/@modelcontextprotocol/inspector");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    std::fs::create_dir_all(&pkg).expect("package dir");
+    let exe = bin.join("inspector");
+    std::fs::write(&exe, format!("#!/bin/sh\n{script}\n")).expect("script");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let manifest = json!({"name": "@modelcontextprotocol/inspector", "version": version});
+    std::fs::write(pkg.join("package.json"), manifest.to_string()).expect("package.json");
+}
+
+/// A client that fails is `broken`, with the reason and the tail of its stderr; the modelled
+/// adapters still run and the run exits 6.
+#[test]
+fn a_client_that_fails_is_broken_with_its_stderr_tail() {
+    let dir = TempDir::new("broken-inspector");
+    let version = mcp_fuzz_clients::real::RealClient::Inspector.pinned_version();
+    fake_inspector(&dir, version, "echo 'Error: Cannot find module ./cli.js' >&2\nexit 1");
+    let (_, report) = uncaptured_report(dir.path(), &["--adapter", "inspector,openapi"]);
+    let inspector = run_of(&report, "inspector");
+    assert_eq!(inspector["status"], "broken", "{inspector:#}");
+    assert_eq!(inspector["version"], version, "{inspector:#}");
+    assert!(
+        inspector.to_string().contains("Cannot find module ./cli.js"),
+        "the client's stderr tail: {inspector:#}"
+    );
+    assert!(
+        report["tools"][0]["adapters"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["adapter"] == "openapi")),
+        "the modelled adapter still ran: {report:#}"
+    );
 }
 
 /// A real-client document with what cannot repeat redacted: the capture times (JSON
@@ -271,9 +295,8 @@ fn redact_real(text: &str) -> String {
     };
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
-        let clients = ["inspector", "mcpo", "codex-cli", "claude-code", "gemini-cli"];
-        let human_row = clients.iter().any(|c| line.starts_with(&format!("{c} ")));
-        let markdown_row = clients.iter().any(|c| line.starts_with(&format!("| `{c}` |")));
+        let human_row = CLIENTS.iter().any(|c| line.starts_with(&format!("{c} ")));
+        let markdown_row = CLIENTS.iter().any(|c| line.starts_with(&format!("| `{c}` |")));
         if human_row {
             let words: Vec<&str> = line.split(' ').collect();
             let words: Vec<&str> =
@@ -352,4 +375,77 @@ fn real_client_documents_are_unchanged_in_every_format() {
         ));
     }
     crate::snapshots::assert_all(differences);
+}
+
+/// The adapters of `tool` with status `status`, by name.
+fn with_status(report: &Value, tool: &str, status: &str) -> Vec<String> {
+    crate::util::tool(report, tool)["adapters"]
+        .as_array()
+        .expect("adapters")
+        .iter()
+        .filter(|a| a["status"] == status)
+        .map(|a| a["adapter"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+#[test]
+fn each_client_sees_what_server_everything_lists_to_its_own_handshake() {
+    // server-everything registers `get-roots-list` for clients that declare roots and the
+    // elicitation tools for clients that declare elicitation; mcp-fuzz declares neither.
+    let everything = format!(
+        "{}/fixtures/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert!(
+        std::path::Path::new(&everything).exists(),
+        "{everything} is missing: run scripts/install-e2e.sh"
+    );
+    let dir_arg = clients_dir();
+    let run = mcp_fuzz([
+        "clients",
+        "--format",
+        "json",
+        "--clients-dir",
+        &dir_arg,
+        "--adapter",
+        "real",
+        "--",
+        "node",
+        &everything,
+        "stdio",
+    ]);
+    assert_eq!(run.code, SUCCESS, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    check_schema(&report);
+    for c in report["realClients"].as_array().expect("realClients") {
+        assert_eq!(c["status"], "captured", "{c:#}");
+    }
+    let roots = ["inspector", "claude-code", "gemini-cli"];
+    let elicitation = ["codex-cli", "claude-code"];
+    for (tool, declared) in [
+        ("get-roots-list", &roots[..]),
+        ("trigger-elicitation-request", &elicitation[..]),
+        ("trigger-url-elicitation", &elicitation[..]),
+    ] {
+        assert_eq!(crate::util::tool(&report, tool)["listedToMcpFuzz"], false, "{tool}");
+        let shown = with_status(&report, tool, "accepted");
+        assert_eq!(shown, declared, "{tool}: the clients that declared the capability see it");
+        let others: Vec<&str> = CLIENTS.iter().copied().filter(|c| !declared.contains(c)).collect();
+        assert_eq!(with_status(&report, tool, "not-listed"), others, "{tool}");
+    }
+    // A tool every handshake gets is listed to each client, and to mcp-fuzz.
+    assert_eq!(with_status(&report, "echo", "accepted").len(), 5);
+    // The human summary names them.
+    let human = mcp_fuzz([
+        "clients",
+        "--clients-dir",
+        &dir_arg,
+        "--adapter",
+        "inspector",
+        "--",
+        "node",
+        &everything,
+        "stdio",
+    ]);
+    assert!(human.stdout.contains("`get-roots-list`: not listed to mcp-fuzz"), "{}", human.stdout);
 }

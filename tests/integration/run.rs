@@ -2,7 +2,7 @@
 //! each misbehaving in one named way): the exact outcomes, the score, the exit code, and that no
 //! process is left behind.
 
-use crate::util::{command, finish};
+use crate::util::{command, finish, tool};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Once;
@@ -137,15 +137,6 @@ fn kinds(report: &Value) -> Vec<String> {
         .iter()
         .map(|f| f["kind"].as_str().expect("kind").to_owned())
         .collect()
-}
-
-fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no tool {name}"))
 }
 
 #[test]

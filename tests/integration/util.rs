@@ -28,6 +28,21 @@ pub fn fixture(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(relative)
 }
 
+/// The element of the array `report[list]` whose `key` is `value`; panics naming what is missing.
+pub fn entry<'a>(report: &'a Value, list: &str, key: &str, value: &str) -> &'a Value {
+    report[list]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `{list}` array"))
+        .iter()
+        .find(|e| e[key] == value)
+        .unwrap_or_else(|| panic!("no `{list}` entry with {key} {value:?}"))
+}
+
+/// The report's tool `name`.
+pub fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
+    entry(report, "tools", "name", name)
+}
+
 /// Reads a JSON fixture.
 pub fn fixture_json(relative: &str) -> Value {
     let text = std::fs::read_to_string(fixture(relative)).expect("fixture is readable");

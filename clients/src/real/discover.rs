@@ -56,15 +56,17 @@ impl Installation {
 }
 
 /// The clients directories searched, in order: `explicit`, then `MCP_FUZZ_CLIENTS_DIR`, then
-/// `target/clients` under the current directory.
+/// `target/clients` under the current directory. A relative directory is taken from the current
+/// directory and made absolute: the clients run in a scratch directory of their own.
 #[must_use]
 pub fn search_dirs(explicit: Option<&Path>) -> Vec<PathBuf> {
+    let absolute = |d: &Path| std::path::absolute(d).unwrap_or_else(|_| d.to_path_buf());
     let mut dirs = Vec::new();
     if let Some(d) = explicit {
-        dirs.push(d.to_path_buf());
+        dirs.push(absolute(d));
     }
     if let Some(d) = std::env::var_os(CLIENTS_DIR_VAR).filter(|d| !d.is_empty()) {
-        dirs.push(PathBuf::from(d));
+        dirs.push(absolute(Path::new(&d)));
     }
     if let Ok(cwd) = std::env::current_dir() {
         dirs.push(cwd.join("target/clients"));
@@ -240,6 +242,14 @@ mod tests {
             assert!(hint.contains("scripts/install-clients.sh"));
         }
         let _ = std::fs::remove_dir(&empty);
+    }
+
+    #[test]
+    fn a_relative_clients_dir_is_made_absolute() {
+        let dirs = search_dirs(Some(Path::new("some/clients")));
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_eq!(dirs[0], cwd.join("some/clients"));
+        assert!(dirs.iter().all(|d| d.is_absolute()), "{dirs:?}");
     }
 
     #[test]

@@ -43,5 +43,5 @@ pub use discover::{CLIENTS_DIR_VAR, Installation, Origin, discover, discover_all
 pub use error::RealError;
 pub(crate) use names::prefix as name_prefix;
 pub use process::{MARKER_VAR, stop_all};
-pub use stand_in::{NOT_CALLED, serve_listing, serve_listing_file, write_listing};
+pub use stand_in::{NOT_CALLED, StandIns, serve_listing, serve_listing_file, write_listing};
 pub use tap::Handshake;

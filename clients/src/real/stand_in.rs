@@ -8,9 +8,12 @@
 //! called); any other request gets -32601. Notifications, responses and lines that are not JSON
 //! are ignored. Synchronous, one line at a time; it ends at end of input.
 
+use super::capture::{ServerSpec, SubsetServer};
 use serde_json::{Value, json};
 use std::io::{self, BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The protocol versions a client may ask for and get back; anything else gets
 /// [`FALLBACK_VERSION`].
@@ -88,6 +91,61 @@ pub fn write_listing(path: &Path, tools: &[Value]) -> io::Result<()> {
     std::fs::write(path, json!({ "tools": tools }).to_string())
 }
 
+/// Stand-ins for real clients: each serves one listing written into a throwaway directory,
+/// removed when the last clone is dropped. The stand-in command is `program args... FILE`
+/// (mcp-fuzz's hidden `serve-listing`, which calls [`serve_listing_file`]).
+#[derive(Clone)]
+pub struct StandIns(Arc<Listings>);
+
+struct Listings {
+    dir: PathBuf,
+    next: AtomicU64,
+    program: PathBuf,
+    args: Vec<String>,
+}
+
+impl StandIns {
+    /// A new directory of listings for stand-ins started as `program args... FILE`.
+    ///
+    /// # Errors
+    /// The directory cannot be created.
+    pub fn new(program: impl Into<PathBuf>, args: &[&str]) -> io::Result<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir()
+            .join(format!("mcp-fuzz-listings-{}-{nanos:x}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let args = args.iter().map(|a| (*a).to_owned()).collect();
+        Ok(Self(Arc::new(Listings { dir, next: AtomicU64::new(0), program: program.into(), args })))
+    }
+
+    /// The stand-in serving `tools` (written to a new file).
+    ///
+    /// # Errors
+    /// The listing file cannot be written.
+    pub fn serving(&self, tools: &[Value]) -> io::Result<ServerSpec> {
+        let n = self.0.next.fetch_add(1, Ordering::Relaxed);
+        let path = self.0.dir.join(format!("listing-{n}.json"));
+        write_listing(&path, tools)?;
+        let spec = self.0.args.iter().fold(ServerSpec::new(&self.0.program), |s, a| s.arg(a));
+        Ok(spec.arg(path.to_string_lossy()))
+    }
+
+    /// Stand-ins for bisection: each part of a listing served by its own stand-in.
+    #[must_use]
+    pub fn subsets(&self) -> SubsetServer {
+        let this = self.clone();
+        Arc::new(move |tools: &[Value]| this.serving(tools).map_err(|e| e.to_string()))
+    }
+}
+
+impl Drop for Listings {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +193,24 @@ mod tests {
         let text = std::fs::read_to_string(&path).expect("reads");
         assert_eq!(serde_json::from_str::<Value>(&text).expect("json")["tools"][0]["name"], "a");
         let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn stand_ins_write_one_listing_each_and_remove_them_with_the_last_handle() {
+        let stand_ins = StandIns::new("/bin/mcp-fuzz", &["serve-listing"]).expect("dir");
+        let spec = stand_ins.serving(&[json!({"name": "a"})]).expect("written");
+        let subsets = stand_ins.subsets();
+        let other = subsets(&[]).expect("written");
+        assert_eq!(spec.program, Path::new("/bin/mcp-fuzz"));
+        assert_eq!(spec.args[0], "serve-listing");
+        assert_ne!(spec.args[1], other.args[1], "a file per listing");
+        let file = PathBuf::from(&spec.args[1]);
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("JSON");
+        assert_eq!(written, json!({"tools": [{"name": "a"}]}));
+        drop(stand_ins);
+        assert!(file.exists(), "the subset server still holds the directory");
+        drop(subsets);
+        assert!(!file.exists(), "removed with the last handle");
     }
 }

@@ -55,11 +55,13 @@ pub(crate) struct Tap {
 
 /// The absolute path of `name` on `path` (a `PATH` value).
 pub(crate) fn which(name: &str, path: &str) -> Option<PathBuf> {
-    std::env::split_paths(path).map(|dir| dir.join(name)).find(|p| {
+    let found = std::env::split_paths(path).map(|dir| dir.join(name)).find(|p| {
         std::fs::metadata(p).is_ok_and(|m| {
             m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
         })
-    })
+    })?;
+    // A relative PATH entry is relative to here, not to where the client runs.
+    Some(std::path::absolute(&found).unwrap_or(found))
 }
 
 impl Tap {

@@ -54,9 +54,10 @@ pub(super) fn run(run: &Run<'_>) -> Result<Outcome, Failed> {
                 || String::from_utf8_lossy(&output.stdout).chars().take(300).collect(),
                 str::to_owned,
             );
+        let said = if said.trim().is_empty() { "(nothing on stdout)".to_owned() } else { said };
         let reason = format!(
-            "exit status {}, no `result.tools` in its output: {said}",
-            status.map_or("unknown".into(), |s| s.to_string())
+            "{}, no `result.tools` in its output: {said}",
+            status.map_or_else(|| "exit status unknown".to_owned(), |s| s.to_string())
         );
         return Err(Failed::with_stderr(
             RealError::NoOutput { client: run.install.client, reason },
