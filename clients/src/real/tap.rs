@@ -35,11 +35,14 @@ const SCRIPT: &str = concat!(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Handshake {
-    /// `initialize.params.protocolVersion`.
+    /// `initialize.params.protocolVersion`; for a client that connected with a `server/discover`
+    /// the server answered (the stateless protocol), the version in its `_meta`.
     pub protocol_version: Option<String>,
-    /// `initialize.params.capabilities` (`null` when absent).
+    /// `initialize.params.capabilities`, or the discover's `_meta` `clientCapabilities` (`null`
+    /// when absent).
     pub capabilities: Value,
-    /// `initialize.params.clientInfo` (`null` when absent).
+    /// `initialize.params.clientInfo`, or the discover's `_meta` `clientInfo` (`null` when
+    /// absent).
     pub client_info: Value,
     /// Every request method the client sent, in order, repeats collapsed (`server/discover`,
     /// `initialize`, `tools/list`...).
@@ -216,6 +219,24 @@ impl Transcript {
                     }
                     initialized |= reply.is_some_and(|r| r.get("result").is_some());
                 }
+                // The stateless protocol (2026-07-28): a `server/discover` the server answers
+                // replaces `initialize`, and every request carries the client's declarations
+                // in `_meta` (Claude Code 2.1 speaks it to servers that do).
+                "server/discover" if reply.is_some_and(|r| r.get("result").is_some()) => {
+                    let meta = params.get("_meta").unwrap_or(&Value::Null);
+                    let key = |name: &str| meta.get(format!("io.modelcontextprotocol/{name}"));
+                    if handshake.is_none() {
+                        handshake = Some(Handshake {
+                            protocol_version: key("protocolVersion")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned),
+                            capabilities: key("clientCapabilities").cloned().unwrap_or(Value::Null),
+                            client_info: key("clientInfo").cloned().unwrap_or(Value::Null),
+                            methods: Vec::new(),
+                        });
+                    }
+                    initialized = true;
+                }
                 "tools/call" => calls.push(CallRecord {
                     name: params.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
                     arguments: params.get("arguments").cloned().unwrap_or(Value::Null),
@@ -291,6 +312,7 @@ mod tests {
         let from = [json!({"jsonrpc":"2.0","id":7,"result":{"content":[]}})];
         let t = Transcript::from_messages(&to, &from);
         assert_eq!(t.calls.len(), 2);
+        assert!(t.handshake.is_none(), "no initialize, no discover");
         assert_eq!((t.calls[0].name.as_str(), &t.calls[0].arguments), ("a", &json!({"x": 1})));
         assert_eq!(t.calls[0].response, Some(from[0].clone()));
         assert_eq!(
@@ -379,5 +401,30 @@ mod tests {
         assert!(t.listed.is_none());
         assert!(!t.initialized);
         assert!(t.handshake.is_none());
+    }
+
+    #[test]
+    fn a_discover_the_server_answers_is_the_handshake_of_the_stateless_protocol() {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "claude-code"},
+            "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": true}}
+        });
+        let to = [
+            json!({"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta": meta}}),
+            json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta": meta}}),
+        ];
+        let from = [
+            json!({"jsonrpc":"2.0","id":"d","result":{"supportedVersions":["2026-07-28"]}}),
+            json!({"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}]}}),
+        ];
+        let t = Transcript::from_messages(&to, &from);
+        assert!(t.initialized);
+        let h = t.handshake.expect("handshake");
+        assert_eq!(h.protocol_version.as_deref(), Some("2026-07-28"));
+        assert_eq!(h.capabilities, json!({"roots": {"listChanged": true}}));
+        assert_eq!(h.client_info["name"], "claude-code");
+        assert_eq!(h.methods, ["server/discover", "tools/list"]);
+        assert_eq!(t.listed.map(|l| l.len()), Some(1));
     }
 }

@@ -43,6 +43,13 @@ pub fn render(report: &ClientsReport) -> String {
             row.canaries.to_string(),
         );
     }
+    if report.summary.iter().any(|r| r.info + r.ambiguous + r.drifting > 0) {
+        let _ = writeln!(
+            s,
+            "(info and ambiguous findings, and drift without a finding, are listed in --format json \
+             only)"
+        );
+    }
     if !report.real_clients.is_empty() {
         real_clients(&mut s, &report.real_clients);
         renamed(&mut s, report);
