@@ -79,3 +79,51 @@ fn snapshot_and_clients_stop_during_a_handshake_that_never_ends() {
         stopped_by("TERM", &args, &marker, &path);
     }
 }
+
+/// The pids whose environment has an entry starting with `prefix`.
+fn pids_with_env_prefix(prefix: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                env.split(|b| *b == 0).any(|entry| entry.starts_with(prefix.as_bytes()))
+            })
+        })
+        .collect()
+}
+
+/// Ctrl-C while the five real clients capture: every client, every server they started and
+/// every helper is killed (each carries the capture marker, which begins with mcp-fuzz's pid),
+/// and the run exits 130.
+#[test]
+fn clients_stop_every_real_client_on_sigint() {
+    let path = server("fx-serve-tools");
+    let marker = run_marker();
+    let clients = std::env::var("MCP_FUZZ_CLIENTS_DIR")
+        .unwrap_or_else(|_| format!("{}/target/clients", env!("CARGO_MANIFEST_DIR")));
+    let p = path.to_str().expect("utf-8");
+    let args =
+        ["clients", "--adapter", "real", "--clients-dir", &clients, "--env", &marker, "--", p];
+    let child = command(args).spawn().expect("mcp-fuzz starts");
+    let capture = format!("MCP_FUZZ_CAPTURE={}-", child.id());
+    // Wait until the clients' servers run (each carries the run marker through the client).
+    let started = std::time::Instant::now();
+    while pids_with_env_prefix(&marker).len() < 3 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the clients never started a server");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!pids_with_env_prefix(&capture).is_empty(), "the clients carry the capture marker");
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let run = finish(child);
+    assert_eq!(run.code, 130, "{}", run.stderr);
+    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    assert_no_marked_leftovers(&marker, &path);
+    let left = pids_with_env_prefix(&capture);
+    assert!(left.is_empty(), "client processes left behind: {left:?}");
+}
