@@ -505,14 +505,7 @@ fn ctrl_c_kills_the_server_group_and_exits_130() {
         .spawn()
         .expect("starts");
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let run = finish(child);
-    assert_eq!(run.code, 130, "{}", run.stderr);
-    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    crate::session::stop(child, "INT");
     assert_no_marked_leftovers(&marker, &path);
 }
 

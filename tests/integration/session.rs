@@ -12,6 +12,13 @@ use std::time::Duration;
 fn stopped_by(signal: &str, args: &[String], marker: &str, server_path: &std::path::Path) {
     let child = command(args).spawn().expect("mcp-fuzz starts");
     std::thread::sleep(Duration::from_millis(1500));
+    stop(child, signal);
+    assert_no_marked_leftovers(marker, server_path);
+}
+
+/// Sends `signal` (`INT` or `TERM`) to the running mcp-fuzz `child`, waits for it and checks its
+/// exit code (130 or 143) and message.
+pub(crate) fn stop(child: std::process::Child, signal: &str) -> crate::util::Run {
     let status = std::process::Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
@@ -19,9 +26,9 @@ fn stopped_by(signal: &str, args: &[String], marker: &str, server_path: &std::pa
     assert!(status.success());
     let run = finish(child);
     let (code, word) = if signal == "INT" { (130, "interrupted") } else { (143, "terminated") };
-    assert_eq!(run.code, code, "{args:?}: {}", run.stderr);
-    assert!(run.stderr.contains(word), "{args:?}: {}", run.stderr);
-    assert_no_marked_leftovers(marker, server_path);
+    assert_eq!(run.code, code, "{}", run.stderr);
+    assert!(run.stderr.contains(word), "{}", run.stderr);
+    run
 }
 
 fn strings(args: &[&str]) -> Vec<String> {
@@ -115,14 +122,7 @@ fn clients_stop_every_real_client_on_sigint() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!pids_with_env_prefix(&capture).is_empty(), "the clients carry the capture marker");
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let run = finish(child);
-    assert_eq!(run.code, 130, "{}", run.stderr);
-    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    stop(child, "INT");
     assert_no_marked_leftovers(&marker, &path);
     let left = pids_with_env_prefix(&capture);
     assert!(left.is_empty(), "client processes left behind: {left:?}");
