@@ -42,8 +42,11 @@ pub enum Command {
     /// Example: mcp-fuzz init -- node server.js
     Init(InitArgs),
 
-    /// Call one tool once with the given arguments and print how the call was judged: the replay
-    /// line of a finding.
+    /// Call one tool once with the given arguments and print how the call was judged and what
+    /// the server returned: the replay line of a finding.
+    ///
+    /// Prints {"outcome": {"kind": ...}, "result": {...}} (the result as the server sent it,
+    /// when it sent one). Exit 1 when the outcome is a failure, 0 otherwise.
     Call(CallArgs),
 
     /// Capture a server's complete tools/list as a normalized snapshot (sorted keys, tools sorted

@@ -255,12 +255,16 @@ fn roots_are_declared_only_when_asked() {
             given.path().display().to_string(),
         ]);
         let run = finish(command(&args).spawn().expect("mcp-fuzz starts"));
-        let outcome: Value = serde_json::from_str(&run.stdout)
+        let printed: Value = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
-        outcome
+        printed
     };
     let without = list_root(&[]);
-    assert_eq!(without["kind"], "tool-error", "outside the allowed directory: {without:#}");
+    let kind = &without["outcome"]["kind"];
+    assert_eq!(kind, "tool-error", "outside the allowed directory: {without:#}");
+    assert_eq!(without["result"]["isError"], true, "the server's own result: {without:#}");
+    std::fs::write(root.join("listed.txt"), "").expect("a file to list");
     let with = list_root(&["--roots", &root.path().display().to_string()]);
-    assert_eq!(with["kind"], "ok", "the declared root is allowed: {with:#}");
+    assert_eq!(with["outcome"]["kind"], "ok", "the declared root is allowed: {with:#}");
+    assert!(with["result"].to_string().contains("listed.txt"), "the listing: {with:#}");
 }

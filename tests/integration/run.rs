@@ -556,3 +556,34 @@ fn one_bug_in_a_helper_shared_by_three_tools_is_one_finding_naming_them() {
         "{human}"
     );
 }
+
+/// `mcp-fuzz call` prints the judgement and the server's result, and exits 1 on a failure.
+#[test]
+fn call_prints_the_judgement_and_the_result() {
+    let call = |fixture: &str, tool: &str, args: &str| {
+        let path = server(fixture);
+        let run = crate::util::mcp_fuzz([
+            "call",
+            "--tool",
+            tool,
+            "--args",
+            args,
+            "--",
+            path.to_str().expect("utf-8"),
+        ]);
+        let printed: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+        (run.code, printed)
+    };
+    let (code, sum) = call("fx-healthy", "add", r#"{"a": 2, "b": 3}"#);
+    assert_eq!(code, 0, "{sum:#}");
+    assert_eq!(sum["outcome"]["kind"], "ok", "{sum:#}");
+    assert_eq!(sum["result"]["content"][0]["text"], "5", "the server's result: {sum:#}");
+    let (code, refused) = call("fx-healthy", "add", r#"{"a": "two"}"#);
+    assert_eq!(code, 0, "a graceful refusal is not a failure: {refused:#}");
+    assert_eq!(refused["result"]["isError"], true, "{refused:#}");
+    let (code, died) = call("fx-crash-on-valid", "greet", r#"{"name": "x"}"#);
+    assert_eq!(code, 1, "{died:#}");
+    assert_eq!(died["outcome"]["kind"], "exited", "{died:#}");
+    assert!(died.get("result").is_none(), "a dead server returned nothing: {died:#}");
+}
