@@ -502,7 +502,8 @@ pub struct ClientsArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["http", "command", "tools", "call"], help_heading = "Input")]
     pub schema: Option<PathBuf>,
 
-    /// Only these adapters (repeatable or comma-separated); default: the six modelled ones.
+    /// Only these adapters (repeatable or comma-separated); default: the six modelled ones
+    /// (`anthropic-strict-api`, strict tool use sent to the Messages API directly, only when named).
     /// The real clients (`inspector`, `mcpo`, `codex-cli`, `claude-code`, `gemini-cli`, or
     /// `real` for all five) run only when named: each is started against the server, offline.
     #[arg(

@@ -705,3 +705,46 @@ fn baseline_key(f: &Value) -> (String, String, Option<String>, String) {
         f["pointer"].as_str().expect("pointer").to_owned(),
     )
 }
+
+/// `anthropic-strict-api` (the Messages API with `strict: true`) refuses what the SDKs strip:
+/// the same keyword is a `warn` for `anthropic-strict` and a `fail` for the API; each adapter's
+/// server-level line says whose it is when the rule id is shared.
+#[test]
+fn the_raw_messages_api_refuses_what_the_sdks_strip() {
+    let dir = TempDir::new("clients-strict-api");
+    let schema = write(&dir, "search.json", SEARCH);
+    let chosen = ["--schema", &schema, "--adapter", "anthropic-strict,anthropic-strict-api"];
+    let (code, report) = json_report(&chosen);
+    assert_eq!(code, FINDINGS, "the API refuses minLength");
+    let severities = |name: &str| -> Vec<(String, String)> {
+        let findings = adapter(&report, "search", name)["findings"].as_array().expect("findings");
+        findings
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().expect("rule").into(),
+                    f["severity"].as_str().expect("severity").into(),
+                )
+            })
+            .filter(|(rule, _): &(String, String)| rule.ends_with("/string-length"))
+            .collect()
+    };
+    assert_eq!(
+        severities("anthropic-strict"),
+        [("anthropic-strict/string-length".into(), "warn".into())]
+    );
+    assert_eq!(
+        severities("anthropic-strict-api"),
+        [("anthropic-strict-api/string-length".into(), "fail".into())]
+    );
+    let mut args = vec!["clients"];
+    args.extend(chosen);
+    let run = mcp_fuzz(args);
+    run.assert_code(FINDINGS);
+    assert!(
+        run.stdout.contains("\nanthropic-strict/request-complexity: ")
+            && run.stdout.contains("\nanthropic-strict-api: anthropic-strict/request-complexity: "),
+        "{}",
+        run.stdout
+    );
+}

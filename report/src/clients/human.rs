@@ -101,7 +101,15 @@ pub fn render(report: &ClientsReport) -> String {
     listed_to_some(&mut s, report);
     for f in &report.listing_findings {
         let tool = f.tool.as_ref().map(|t| format!(" (`{t}`)")).unwrap_or_default();
-        let _ = writeln!(s, "{}{tool}: {}", f.rule, f.detail);
+        // A rule another adapter shares (anthropic-strict-api reuses anthropic-strict's) says
+        // whose finding it is.
+        let adapter = f.adapter.as_str();
+        let whose = if f.rule.starts_with(&format!("{adapter}/")) {
+            String::new()
+        } else {
+            format!("{adapter}: ")
+        };
+        let _ = writeln!(s, "{whose}{}{tool}: {}", f.rule, f.detail);
     }
     let stale = stale_lines(report);
     if !stale.is_empty() {
