@@ -20,8 +20,8 @@
 mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_fuzz_engine::client::{ConnectOptions, Connection, Target};
-use mcp_fuzz_engine::server::{Attempt, Instance, Keep, ServerSpec};
+use mcp_fuzz_engine::client::Connection;
+use mcp_fuzz_engine::server::{Attempt, Instance, Keep};
 use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
@@ -95,20 +95,8 @@ fn bench(c: &mut Criterion) {
                 .expect("spawn");
         ().serve(transport).await.expect("handshake")
     });
-    let target = Target::Stdio {
-        command: vec![path.display().to_string()],
-        env: Vec::new(),
-        inherit_env: false,
-        cwd: None,
-    };
-    let opts = ConnectOptions {
-        startup_timeout: Duration::from_secs(10),
-        max_response_bytes: 16 << 20,
-        max_call_time: Duration::from_secs(60),
-        roots: Vec::new(),
-    };
-    let conn = rt.block_on(Connection::connect(&target, &opts)).expect("connects");
-    let spec = ServerSpec { target, connect: opts, timeout: Duration::from_secs(10) };
+    let spec = common::stdio(&path, &[]);
+    let conn = rt.block_on(Connection::connect(&spec.target, &spec.connect)).expect("connects");
     let inst = std::cell::RefCell::new(Instance::new(&spec, Some(conn)));
     let a = args();
 

@@ -15,8 +15,7 @@ use mcp_fuzz_clients::real::{
     CLIENTS_DIR_VAR, CaptureOptions, CaptureStatus, RealClient, ServerSpec as ClientServer,
     capture_all, capture_with, discover,
 };
-use mcp_fuzz_engine::client::{ConnectOptions, Target};
-use mcp_fuzz_engine::server::{Instance, ServerSpec};
+use mcp_fuzz_engine::server::Instance;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -63,21 +62,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.warm_up_time(Duration::from_millis(1));
 
-    let direct = ServerSpec {
-        target: Target::Stdio {
-            command: vec![server.display().to_string()],
-            env: vec![("FX_TOOLS_FILE".into(), file_env)],
-            inherit_env: false,
-            cwd: None,
-        },
-        connect: ConnectOptions {
-            startup_timeout: Duration::from_secs(10),
-            max_response_bytes: 16 << 20,
-            max_call_time: Duration::from_secs(60),
-            roots: Vec::new(),
-        },
-        timeout: Duration::from_secs(10),
-    };
+    let direct = common::stdio(&server, &[("FX_TOOLS_FILE", &file_env)]);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     g.bench_function("baseline: mcp-fuzz lists the tools itself", |b| {
         b.iter(|| {

@@ -10,10 +10,8 @@
 mod common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_fuzz_engine::client::{ConnectOptions, Target};
 use mcp_fuzz_engine::config::{Campaign, PerTool, RunConfig, Selection};
 use mcp_fuzz_engine::run::run;
-use mcp_fuzz_engine::server::ServerSpec;
 use mcp_fuzz_engine::shrink::ShrinkConfig;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -24,21 +22,7 @@ fn server() -> PathBuf {
 
 fn config(jobs: usize) -> RunConfig {
     RunConfig {
-        server: ServerSpec {
-            target: Target::Stdio {
-                command: vec![server().display().to_string()],
-                env: vec![("FX_DELAY_MS".into(), "3".into())],
-                inherit_env: false,
-                cwd: None,
-            },
-            connect: ConnectOptions {
-                startup_timeout: Duration::from_secs(10),
-                max_response_bytes: 16 << 20,
-                max_call_time: Duration::from_secs(60),
-                roots: Vec::new(),
-            },
-            timeout: Duration::from_secs(10),
-        },
+        server: common::stdio(&server(), &[("FX_DELAY_MS", "3")]),
         seed: 1,
         cases: 40,
         selection: Selection::default(),

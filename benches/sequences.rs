@@ -11,7 +11,6 @@
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_fuzz_engine::client::{ConnectOptions, Target as Connect};
 use mcp_fuzz_engine::sequence::exec::{self, Binding, Check, SeqStep};
 use mcp_fuzz_engine::sequence::minimize::{Runner, Target, minimize};
 use mcp_fuzz_engine::server::{Instance, ServerSpec};
@@ -20,22 +19,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 fn spec() -> ServerSpec {
-    let path = common::fixture("fx-use-after-close");
-    ServerSpec {
-        target: Connect::Stdio {
-            command: vec![path.display().to_string()],
-            env: Vec::new(),
-            inherit_env: false,
-            cwd: None,
-        },
-        connect: ConnectOptions {
-            startup_timeout: Duration::from_secs(10),
-            max_response_bytes: 16 << 20,
-            max_call_time: Duration::from_secs(60),
-            roots: Vec::new(),
-        },
-        timeout: Duration::from_secs(10),
-    }
+    common::stdio(&common::fixture("fx-use-after-close"), &[])
 }
 
 fn step(tool: &str, arguments: Value, from: Option<usize>, check: Option<Check>) -> SeqStep {

@@ -1,6 +1,29 @@
-//! What the benches share: where the fixture servers are.
+//! What the benches share: where the fixture servers are, and how they are started.
 
-use std::path::PathBuf;
+use mcp_fuzz_engine::client::{ConnectOptions, Target};
+use mcp_fuzz_engine::server::ServerSpec;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A stdio server `command` run with `env` only (nothing inherited), under the limits every
+/// bench uses: 10 s to start and per request, 60 s per call, 16 MiB per response.
+pub fn stdio(command: &Path, env: &[(&str, &str)]) -> ServerSpec {
+    ServerSpec {
+        target: Target::Stdio {
+            command: vec![command.display().to_string()],
+            env: env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            inherit_env: false,
+            cwd: None,
+        },
+        connect: ConnectOptions {
+            startup_timeout: Duration::from_secs(10),
+            max_response_bytes: 16 << 20,
+            max_call_time: Duration::from_secs(60),
+            roots: Vec::new(),
+        },
+        timeout: Duration::from_secs(10),
+    }
+}
 
 /// The release build of fixture server `name`, which must exist.
 pub fn fixture(name: &str) -> PathBuf {
