@@ -295,13 +295,16 @@ fn redact_real(text: &str) -> String {
     };
     let mut out: Vec<String> = Vec::new();
     for line in text.lines() {
-        let human_row = CLIENTS.iter().any(|c| line.starts_with(&format!("{c} ")));
+        // The human table's columns are as wide as their widest cell, so a time of 10.0 s moves
+        // the columns after it: its rows and header are compared with single spaces.
+        let human_row = CLIENTS.iter().any(|c| line.starts_with(&format!("{c} ")))
+            || line.starts_with("REAL CLIENT ");
         let markdown_row = CLIENTS.iter().any(|c| line.starts_with(&format!("| `{c}` |")));
         if human_row {
             let words: Vec<&str> = line.split(' ').collect();
             let words: Vec<&str> =
                 words.iter().map(|w| if seconds(w, "s") { "[TIME]" } else { w }).collect();
-            out.push(words.join(" "));
+            out.push(words.iter().filter(|w| !w.is_empty()).copied().collect::<Vec<_>>().join(" "));
         } else if markdown_row {
             let cells: Vec<&str> = line.split(" | ").collect();
             let cells: Vec<&str> =
