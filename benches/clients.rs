@@ -8,7 +8,7 @@
 //! five clients (`scripts/install-clients.sh`); a client that is not installed fails the bench
 //! with its install command. Slow by nature: 10 samples each, about 3 minutes in all.
 
-mod common;
+use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_fuzz_clients::real::{

@@ -7,7 +7,7 @@
 //!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
-mod common;
+use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_fuzz_engine::config::{Campaign, PerTool, RunConfig, Selection};

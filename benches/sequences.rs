@@ -8,7 +8,7 @@
 //!
 //! Needs the fixture servers in release: `cargo build --release -p mcp-fuzz-fixtures`.
 
-mod common;
+use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_fuzz_engine::sequence::exec::{self, Binding, Check, SeqStep};

@@ -111,6 +111,20 @@ fn wrong_token_fails_the_handshake_without_leaking_either_token() {
     );
 }
 
+/// An `https://` URL is spoken to over TLS (rustls on the ring provider, which the engine
+/// installs itself: issue 28): against a plain-HTTP server the TLS handshake fails and the run
+/// exits 3 with the reason; it does not panic (exit 101) for want of a crypto provider.
+#[test]
+fn an_https_url_is_spoken_to_over_tls() {
+    let fx = HttpServer::start(TOKEN);
+    let url = fx.url.replacen("http://", "https://", 1);
+    let run = run_http(&url, TOKEN, &[]);
+    run.assert_code(SERVER_START);
+    assert_hidden(&run, &[TOKEN]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(run.stderr.contains("handshake"), "the reason is given:\n{}", run.stderr);
+}
+
 #[test]
 fn output_file_does_not_hold_the_token() {
     let fx = HttpServer::start(TOKEN);

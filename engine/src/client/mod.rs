@@ -435,6 +435,9 @@ impl Connection {
             })?;
             map.insert(name, value);
         }
+        // reqwest's TLS asks rustls for the process's provider: ring (see engine/Cargo.toml). An
+        // error means one is installed already, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let cfg = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
             .custom_headers(map)
             .reinit_on_expired_session(false);

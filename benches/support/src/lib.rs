@@ -1,7 +1,10 @@
-//! What the benches share: where the fixture servers are, and how they are started.
+//! What the benches of `mcp-fuzz-cli` share: where the fixture servers are, and how they are
+//! started. A crate of its own (not a module each bench includes) so that criterion is in the
+//! workspace's normal dependency graph: see this crate's `Cargo.toml`.
 
 use mcp_fuzz_engine::client::{ConnectOptions, Target};
 use mcp_fuzz_engine::server::ServerSpec;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,7 +31,7 @@ pub fn stdio(command: &Path, env: &[(&str, &str)]) -> ServerSpec {
 /// The release build of fixture server `name`, which must exist.
 pub fn fixture(name: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target")),
+        || PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target")),
         PathBuf::from,
     );
     let path = target.join("release").join(name);
