@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Build the installable packages of mcp-fuzz into dist/ (ignored by git):
 #   - dist/mcp_fuzz-VERSION-py3-none-PLATFORM.whl: the Python wheel, holding only the binary
-#     (maturin, `bindings = "bin"`, configured by pyproject.toml); for pip, pipx and uv;
+#     (the layout of maturin's `bindings = "bin"`, configured by pyproject.toml); for pip, pipx and uv;
 #   - dist/mcp-fuzz-VERSION.tgz: the npm package `mcp-fuzz`, a launcher (bin/mcp-fuzz.js) that
 #     runs the binary of the platform's package;
 #   - dist/mcp-fuzz-OS-CPU-VERSION.tgz: the npm package `@mcp-fuzz/OS-CPU` of this machine, holding
 #     the binary (`npm pack` of what packaging/npm/stage.mjs lays out from packaging/npm/);
 #   - dist/SHA256SUMS.
+# On Linux the binary is the release build's (`cargo build --release --workspace`, nothing to do
+# after `cargo test --workspace --release`), without its line tables (objcopy --strip-debug keeps
+# the symbol table, so a panic's backtrace still names functions), packed by packaging/wheel.py:
+# packaging compiles nothing twice (issue 28). On other hosts maturin builds the wheel with the
+# `dist` profile, as `pip install .` does; maturin comes from PyPI (packaging/requirements.txt)
+# into target/packaging-venv.
 # The npm package takes its binary out of the wheel, so both carry the same bytes. VERSION is the
-# Cargo workspace's. maturin comes from PyPI (packaging/requirements.txt) into target/packaging-venv.
-# Idempotent: each run replaces every artefact of a previous run. Run from anywhere.
-# Test the packages: scripts/test-packages.sh.
+# Cargo workspace's. Idempotent: each run replaces every artefact of a previous run. Run from
+# anywhere. Test the packages: scripts/test-packages.sh.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,7 +35,7 @@ say() {
 
 command -v cargo >/dev/null || die "cargo not found (install Rust with rustup)"
 command -v rustc >/dev/null || die "rustc not found (install Rust with rustup)"
-command -v python3 >/dev/null || die "python3 not found (CPython >= 3.8 is needed to run maturin)"
+command -v python3 >/dev/null || die "python3 not found (CPython >= 3.11 is needed to pack the wheel)"
 command -v node >/dev/null || die "node not found (Node.js >= 18 is needed to lay out the npm packages)"
 command -v npm >/dev/null || die "npm not found (it comes with Node.js)"
 
@@ -42,26 +47,39 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 [[ -n $host ]] || die "cannot read the host target from rustc -vV"
 say "mcp-fuzz $version for $host"
 
-say "maturin in $VENV (packaging/requirements.txt)"
-if ! "$VENV/bin/python" -c 'import sys' 2>/dev/null; then
-    python3 -m venv --clear "$VENV" || die "python3 -m venv $VENV failed (Debian needs python3-venv)"
-fi
-PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install -q -r packaging/requirements.txt ||
-    die "pip install -r packaging/requirements.txt into $VENV failed (PyPI unreachable?)"
-maturin_pin=$(sed -n 's/^maturin==//p' packaging/requirements.txt)
-maturin_have=$("$VENV/bin/maturin" --version) || die "$VENV/bin/maturin does not run"
-[[ $maturin_have == "maturin $maturin_pin" ]] ||
-    die "$VENV/bin/maturin is '$maturin_have', packaging/requirements.txt pins $maturin_pin"
-
 # Everything is built under $STAGE first; dist/ only gets finished files.
 rm -rf "$STAGE"
 mkdir -p "$STAGE/wheel" "$STAGE/bin" "$STAGE/npm" "$STAGE/tarballs"
 
-say "building the wheel: maturin build --locked, cargo profile dist (cargo's output follows)"
-"$VENV/bin/maturin" build --locked --out "$STAGE/wheel" ||
-    die "maturin build failed (see cargo's errors above)"
+if [[ $host == *-linux-gnu ]]; then
+    command -v objcopy >/dev/null || die "objcopy not found (Debian: binutils, which gcc brings)"
+    say "the release build: cargo build --release --workspace --locked (cargo's output follows)"
+    cargo build --release --workspace --locked || die "cargo build --release failed (see its errors above)"
+    target_dir=$(cargo metadata --no-deps --locked --format-version 1 |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])') ||
+        die "cannot read the target directory from cargo metadata"
+    objcopy --strip-debug "$target_dir/release/mcp-fuzz" "$STAGE/mcp-fuzz" ||
+        die "objcopy --strip-debug $target_dir/release/mcp-fuzz failed"
+    say "packing the wheel: packaging/wheel.py"
+    python3 packaging/wheel.py --binary "$STAGE/mcp-fuzz" --version "$version" --out "$STAGE/wheel" >/dev/null ||
+        die "packaging/wheel.py failed"
+else
+    say "maturin in $VENV (packaging/requirements.txt)"
+    if ! "$VENV/bin/python" -c 'import sys' 2>/dev/null; then
+        python3 -m venv --clear "$VENV" || die "python3 -m venv $VENV failed (Debian needs python3-venv)"
+    fi
+    PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install -q -r packaging/requirements.txt ||
+        die "pip install -r packaging/requirements.txt into $VENV failed (PyPI unreachable?)"
+    maturin_pin=$(sed -n 's/^maturin==//p' packaging/requirements.txt)
+    maturin_have=$("$VENV/bin/maturin" --version) || die "$VENV/bin/maturin does not run"
+    [[ $maturin_have == "maturin $maturin_pin" ]] ||
+        die "$VENV/bin/maturin is '$maturin_have', packaging/requirements.txt pins $maturin_pin"
+    say "building the wheel: maturin build --locked, cargo profile dist (cargo's output follows)"
+    "$VENV/bin/maturin" build --locked --out "$STAGE/wheel" ||
+        die "maturin build failed (see cargo's errors above)"
+fi
 wheels=("$STAGE"/wheel/*.whl)
-[[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "maturin left ${#wheels[@]} wheels in $STAGE/wheel, expected 1"
+[[ ${#wheels[@]} -eq 1 && -f ${wheels[0]} ]] || die "the build left ${#wheels[@]} wheels in $STAGE/wheel, expected 1"
 wheel=${wheels[0]}
 [[ $(basename "$wheel") == mcp_fuzz-"$version"-py3-none-*.whl ]] ||
     die "the wheel is $(basename "$wheel"); expected mcp_fuzz-$version-py3-none-PLATFORM.whl (check pyproject.toml)"
@@ -75,7 +93,7 @@ with zipfile.ZipFile(wheel) as z, z.open(member) as src, open(out, "wb") as dst:
     shutil.copyfileobj(src, dst)
 os.chmod(out, 0o755)
 EOF
-# The oldest glibc the binary runs on, from the wheel's manylinux tag (maturin's auditwheel reads the
+# The oldest glibc the binary runs on, from the wheel's manylinux tag (wheel.py, or maturin's auditwheel, reads the
 # symbol versions the binary needs), for the npm launcher to check.
 glibc_args=()
 if [[ $host == *-linux-gnu ]]; then
