@@ -4,7 +4,7 @@ default:
     @just --list
 
 # Everything CI runs, in order.
-ci: versions fmt-check clippy test bench-build package test-packages check-ci-recipes
+ci: versions fmt-check clippy fuzz-check test bench-build package test-packages check-ci-recipes
 
 # Print the tool versions.
 versions:
@@ -21,9 +21,14 @@ fmt-check:
 fmt:
     cargo fmt --all
 
-# Lint every crate and target, warnings as errors.
+# Lint every crate and target, warnings as errors (release: the release build's build scripts and
+# proc-macros serve it).
 clippy:
-    cargo clippy --workspace --all-targets -- -D warnings
+    cargo clippy --workspace --all-targets --release -- -D warnings
+
+# Check that the cargo-fuzz target still builds (its own workspace, the shared target directory).
+fuzz-check:
+    cargo check --manifest-path fuzz/Cargo.toml --release --target-dir target
 
 # Run all tests (the README's test command).
 test:

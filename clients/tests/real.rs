@@ -41,9 +41,14 @@ fn fixture(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf();
     BUILD.call_once(|| {
+        // `cargo test --workspace` has built them already. Building with `-p` would resolve the
+        // fixtures' features alone and compile rmcp and its dependencies a second time (3
+        // minutes on 2 cores: issue 28); `--workspace` builds what every other target uses.
+        if ["fx-serve-tools", "fx-crash-on-valid"].iter().all(|b| profile_dir.join(b).exists()) {
+            return;
+        }
         let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures"]);
-        cmd.args(["--bin", "fx-serve-tools", "--bin", "fx-crash-on-valid"]);
+        cmd.args(["build", "--quiet", "--workspace", "--bins"]);
         if profile_dir.file_name().is_some_and(|n| n == "release") {
             cmd.arg("--release");
         }

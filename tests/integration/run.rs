@@ -21,13 +21,14 @@ pub(crate) fn server(name: &str) -> PathBuf {
     let profile_dir = exe.parent().and_then(|d| d.parent()).expect("profile dir").to_path_buf();
     BUILD.call_once(|| {
         // `cargo test --workspace` has built them already (the fixtures crate has tests of its
-        // own); building again with `-p` would re-resolve features and rebuild dependencies.
+        // own); building with `-p` would re-resolve features and rebuild dependencies, so a
+        // missing one is built with the workspace's features.
         if ["fx-healthy", "fx-http", "example-notes"].iter().all(|b| profile_dir.join(b).exists()) {
             return;
         }
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.args(["build", "--quiet", "-p", "mcp-fuzz-fixtures", "--bins"]);
+        cmd.args(["build", "--quiet", "--workspace", "--bins"]);
         if release {
             cmd.arg("--release");
         }

@@ -307,16 +307,27 @@ fn diff_documents_are_unchanged() {
 
 /// `clients` on one input in every format (all adapters).
 fn clients_documents(cwd: &Path, input: &[&str]) -> Vec<(String, String)> {
-    ["human", "json", "markdown", "junit", "sarif"]
-        .iter()
-        .map(|format| {
-            let mut args = vec!["clients"];
-            args.extend(input);
-            args.extend(["--format", format]);
-            let run = finish(command(&args).current_dir(cwd).spawn().expect("mcp-fuzz starts"));
-            ((*format).to_owned(), format!("exit {}\n{}", run.code, run.stdout))
-        })
-        .collect()
+    // One run writes every format (`--output-dir`), the human one also to stdout: the same bytes
+    // as one run per `--format`, at a fifth of the cost (this test ran 255 of them: issue 28).
+    let dir = TempDir::new("clients-documents");
+    let out = dir.join("out");
+    let mut args = vec!["clients"];
+    args.extend(input);
+    let out_arg = out.display().to_string();
+    args.extend(["--format", "human,json,markdown,junit,sarif", "--output-dir", &out_arg]);
+    let run = finish(command(&args).current_dir(cwd).spawn().expect("mcp-fuzz starts"));
+    let file = |name: &str| {
+        std::fs::read_to_string(out.join(name))
+            .unwrap_or_else(|e| panic!("{name} missing ({e}); stderr:\n{}", run.stderr))
+    };
+    let exit = |text: String| format!("exit {}\n{text}", run.code);
+    vec![
+        ("human".to_owned(), exit(run.stdout.clone())),
+        ("json".to_owned(), exit(file("report.json"))),
+        ("markdown".to_owned(), exit(file("report.md"))),
+        ("junit".to_owned(), exit(file("report.junit.xml"))),
+        ("sarif".to_owned(), exit(file("report.sarif"))),
+    ]
 }
 
 /// Inputs whose `clients` documents are kept whole; the rest of the corpus is kept as digests
