@@ -1,82 +1,14 @@
 //! Case files: one failure finding, with everything needed to report and replay it.
 //!
-//! `mcp-fuzz run --artifacts DIR` writes one per failure finding; `mcp-fuzz replay FILE` re-runs
-//! its minimal arguments. The shape is versioned ([`CASE_VERSION`]) and described by
-//! `docs/case.schema.json`. Secrets stay out: the target is redacted like the report's, and the
-//! known environment and header values are replaced by `[REDACTED]` in the exchange and stderr.
+//! The shape ([`CaseFile`], versioned by [`CASE_VERSION`], described by `docs/case.schema.json`)
+//! is the model's; this module adds the replay, which needs a live server.
 
 use crate::classify::Outcome;
-use crate::client::{ConnectError, Exchange, Target, TargetInfo, redact};
-use crate::finding::{FindingKind, Severity};
-use crate::plan::CaseLabel;
-use crate::report::{Finding, Report};
+use crate::client::ConnectError;
+use crate::finding::FindingKind;
 use crate::server::{Instance, Keep, ServerSpec, output_validator};
-use crate::shrink::{ShrinkStats, Signature};
-use crate::steps::SeqStep;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
-/// The version of the case file's shape: 2 added `sequence` (version 1 files read the same).
-pub const CASE_VERSION: u32 = 2;
-
-/// The oldest case file version this one reads.
-pub const OLDEST_CASE_VERSION: u32 = 1;
-
-/// One failure finding, replayable.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CaseFile {
-    /// Version of this shape.
-    pub case_version: u32,
-    /// The mcp-fuzz version that wrote it.
-    pub tool_version: String,
-    /// The tool called.
-    pub tool: String,
-    /// The finding kind (`exited`, `internal-error`...).
-    pub kind: FindingKind,
-    /// The finding's one-line explanation.
-    pub message: String,
-    /// How the case was made.
-    pub case: CaseLabel,
-    /// The run seed.
-    pub seed: u64,
-    /// For random cases: the sampler draw that made the case (with the seed, it regenerates it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub draw: Option<u64>,
-    /// The arguments of the original failing call.
-    pub arguments: Map<String, Value>,
-    /// The smallest arguments that still failed the same way: what `replay` sends.
-    pub minimal_arguments: Map<String, Value>,
-    /// The outcome of the original call.
-    pub outcome: Outcome,
-    /// The outcome of the last re-run of the minimal arguments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub minimal_outcome: Option<Outcome>,
-    /// What "fails the same way" means for this case.
-    pub signature: Signature,
-    /// Whether the minimal case failed the same way only some of the time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub flaky: Option<bool>,
-    /// What shrinking did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shrink: Option<ShrinkStats>,
-    /// The JSON-RPC exchange of the last re-run of the minimal arguments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exchange: Option<Exchange>,
-    /// The server's last stderr lines after that call.
-    pub stderr: Vec<String>,
-    /// The server, redacted as in the report.
-    pub target: TargetInfo,
-    /// The tool's outputSchema, to judge a replay the same way.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    /// Per-call timeout of the run, in seconds.
-    pub timeout_secs: f64,
-    /// A failure that needs earlier calls: the smallest sequence that failed, from a fresh
-    /// process (its last step is the failing call); what `replay` runs. Empty for a single call.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sequence: Vec<SeqStep>,
-}
+pub use mcp_fuzz_model::case_file::*;
 
 /// What a replay saw.
 #[derive(Debug, Clone)]
@@ -90,153 +22,39 @@ pub struct Replayed {
     pub calls: usize,
 }
 
-/// The case file name of a finding about `tool` of `kind` on a case labelled `case`: stable
-/// across runs (`read_file-use-after-delete-valid-1f2e3d4c.json`).
-#[must_use]
-pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
-    let mut identity = format!(
-        "{}\u{0}{}\u{0}{:?}\u{0}{:?}\u{0}{:?}\u{0}{:?}",
-        tool,
-        kind.as_str(),
-        case.mode,
-        case.mutation,
-        case.pointer,
-        case.fed
-    );
-    // Only hinted cases add their places, so that other names stay as they were.
-    if !case.hinted.is_empty() {
-        identity.push_str(&format!("\u{0}{:?}", case.hinted));
-    }
-    let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
-    let label = case.mutation.clone().unwrap_or_else(|| {
-        serde_json::to_value(case.mode)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default()
-    });
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-            .take(40)
-            .collect()
-    };
-    format!("{}-{}-{}-{:08x}.json", safe(tool), safe(kind.as_str()), safe(&label), h as u32)
-}
-
-/// The case file name `run --artifacts` writes for a finding, when it writes one.
-#[must_use]
-pub fn file_name_of(f: &Finding) -> Option<String> {
-    (f.severity == Severity::Failure).then_some(())?;
-    Some(file_name(f.case_tool()?, &f.kind, f.case.as_ref()?))
-}
-
-impl CaseFile {
-    /// The case file of a failure finding about a case; `None` for other findings.
-    #[must_use]
-    pub fn from_finding(
-        report: &Report,
-        f: &Finding,
-        target: &Target,
-        timeout_secs: f64,
-    ) -> Option<Self> {
-        if f.severity != Severity::Failure {
-            return None;
-        }
-        let (tool, case, arguments, outcome) =
-            (f.case_tool()?.to_owned(), f.case.clone()?, f.arguments.clone()?, f.outcome.clone()?);
-        let secrets: Vec<(String, String)> = match target {
-            Target::Stdio { env, .. } => env.clone(),
-            Target::Http { headers, .. } => headers.clone(),
-        };
-        let clean = |v: &Value| -> Value {
-            serde_json::from_str(&redact(&v.to_string(), &secrets)).unwrap_or(Value::Null)
-        };
-        let evidence = f.evidence.as_deref().cloned().unwrap_or_default();
-        Some(Self {
-            case_version: CASE_VERSION,
-            tool_version: report.tool_version.clone(),
-            tool,
-            kind: f.kind.clone(),
-            message: f.message.clone(),
-            case,
-            seed: report.seed,
-            draw: evidence.draw,
-            minimal_arguments: f.minimal_arguments.clone().unwrap_or_else(|| arguments.clone()),
-            arguments,
-            signature: Signature::of(&outcome),
-            outcome,
-            minimal_outcome: evidence.minimal_outcome,
-            flaky: f.flaky,
-            shrink: f.shrink.clone(),
-            exchange: evidence.exchange.map(|e| Exchange {
-                request: clean(&e.request),
-                response: e.response.as_ref().map(clean),
-                raw: e.raw,
-            }),
-            stderr: evidence.stderr.iter().map(|l| redact(l, &secrets)).collect(),
-            target: report.target.clone(),
-            output_schema: evidence.output_schema,
-            timeout_secs,
-            sequence: f.smallest_sequence().to_vec(),
-        })
-    }
-
-    /// Calls the tool once with the minimal arguments on a fresh server (or runs the minimal
-    /// sequence from a fresh server) and judges the reply as the run did (with the tools'
-    /// outputSchemas, and a sequence's state checks).
-    ///
-    /// # Errors
-    /// When the server cannot be started or initialised.
-    pub async fn replay(&self, server: &ServerSpec) -> Result<Replayed, ConnectError> {
-        let mut instance = Instance::start(server).await?;
-        let replayed = if self.sequence.is_empty() {
-            let output = output_validator(self.output_schema.as_ref());
-            let called = instance
-                .call(&self.tool, &self.minimal_arguments, output.as_ref(), Keep::default())
-                .await;
-            called.map(|c| {
-                let failure =
-                    c.outcome.fails(self.case.mode.is_valid()).then(|| FindingKind::of(&c.outcome));
-                Replayed { outcome: c.outcome, failure, calls: 1 }
-            })
-        } else {
-            // The failing tool's outputSchema judges its answer, as in the run.
-            let own = output_validator(self.output_schema.as_ref());
-            let output = |name: &str| own.as_ref().filter(|_| name == self.tool);
-            // A step unanswered for the whole timeout is given up, as the run does.
-            let ran = crate::sequence::exec::replay(
-                &mut instance,
-                &self.sequence,
-                output,
-                server.timeout,
-            )
+/// Calls the tool once with the minimal arguments on a fresh server (or runs the minimal
+/// sequence from a fresh server) and judges the reply as the run did (with the tools'
+/// outputSchemas, and a sequence's state checks).
+///
+/// # Errors
+/// When the server cannot be started or initialised.
+pub async fn replay(case: &CaseFile, server: &ServerSpec) -> Result<Replayed, ConnectError> {
+    let mut instance = Instance::start(server).await?;
+    let replayed = if case.sequence.is_empty() {
+        let output = output_validator(case.output_schema.as_ref());
+        let called = instance
+            .call(&case.tool, &case.minimal_arguments, output.as_ref(), Keep::default())
             .await;
-            let calls = ran.runs.len();
-            Ok(match (ran.failed, ran.given_up, ran.runs.into_iter().last()) {
-                (Some((_, f)), _, _) => {
-                    Replayed { outcome: f.outcome, failure: Some(f.kind), calls }
-                }
-                (None, false, Some(last)) => {
-                    Replayed { outcome: last.outcome, failure: None, calls }
-                }
-                (None, _, _) => Replayed { outcome: Outcome::Timeout, failure: None, calls },
-            })
-        };
-        instance.close().await;
-        replayed
-    }
-
-    /// A file name from the finding's identity (tool, kind, case label): stable across runs, so
-    /// a re-run overwrites the same file.
-    #[must_use]
-    pub fn file_name(&self) -> String {
-        file_name(&self.tool, &self.kind, &self.case)
-    }
-
-    /// The server recorded in the file, when it can be started again: a stdio command (its
-    /// environment values were redacted and must be given again) or an HTTP URL (its headers too).
-    #[must_use]
-    pub fn recorded_target(&self) -> Option<Target> {
-        self.target.restartable()
-    }
+        called.map(|c| {
+            let failure =
+                c.outcome.fails(case.case.mode.is_valid()).then(|| FindingKind::of(&c.outcome));
+            Replayed { outcome: c.outcome, failure, calls: 1 }
+        })
+    } else {
+        // The failing tool's outputSchema judges its answer, as in the run.
+        let own = output_validator(case.output_schema.as_ref());
+        let output = |name: &str| own.as_ref().filter(|_| name == case.tool);
+        // A step unanswered for the whole timeout is given up, as the run does.
+        let ran =
+            crate::sequence::exec::replay(&mut instance, &case.sequence, output, server.timeout)
+                .await;
+        let calls = ran.runs.len();
+        Ok(match (ran.failed, ran.given_up, ran.runs.into_iter().last()) {
+            (Some((_, f)), _, _) => Replayed { outcome: f.outcome, failure: Some(f.kind), calls },
+            (None, false, Some(last)) => Replayed { outcome: last.outcome, failure: None, calls },
+            (None, _, _) => Replayed { outcome: Outcome::Timeout, failure: None, calls },
+        })
+    };
+    instance.close().await;
+    replayed
 }

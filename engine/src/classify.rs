@@ -2,170 +2,10 @@
 //! turned into a polite `isError` result is still a crash; an unreachable backend is not a bug in
 //! input handling; a validation message is graceful.
 
-use crate::client::{ExitInfo, Reply, excerpt};
-use serde::{Deserialize, Serialize};
+use crate::client::{Reply, excerpt};
 use serde_json::Value;
 
-/// The outcome of one call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Outcome {
-    /// A successful result.
-    Ok,
-    /// `isError: true` with a handled error (validation or otherwise deliberate).
-    ToolError {
-        /// The error text.
-        text: String,
-        /// Whether the text names an unreachable upstream (DNS, refused, 401/403/5xx, no API key).
-        upstream: bool,
-    },
-    /// `isError: true` whose text is a raw exception (stack trace, `TypeError`, `AttributeError`...).
-    HandlerException {
-        /// The error text.
-        text: String,
-    },
-    /// JSON-RPC -32602.
-    InvalidParams {
-        /// The error message.
-        message: String,
-    },
-    /// JSON-RPC -32603.
-    InternalError {
-        /// The error message.
-        message: String,
-    },
-    /// Any other JSON-RPC error.
-    RpcError {
-        /// The JSON-RPC error code (neither -32602 nor -32603).
-        code: i64,
-        /// The error's `message`, as sent.
-        message: String,
-    },
-    /// No answer in time.
-    Timeout,
-    /// No answer in time, while the server's stderr showed an unreachable upstream or a retry
-    /// loop: not the server's own hang.
-    UpstreamTimeout {
-        /// The stderr line that shows it.
-        evidence: String,
-    },
-    /// Cancelled because it could not finish within `--max-call-time` (its progress rate, or
-    /// still reporting progress at the limit).
-    Slow {
-        /// Why, with the estimate.
-        detail: String,
-    },
-    /// The process died.
-    Exited {
-        /// The exit status or the signal that ended it.
-        exit: ExitInfo,
-        /// The last stderr lines.
-        stderr: Vec<String>,
-    },
-    /// A reply that breaks JSON-RPC or the MCP result shape.
-    ProtocolViolation {
-        /// What is wrong.
-        detail: String,
-    },
-    /// A successful result whose `structuredContent` breaks the tool's `outputSchema`.
-    OutputSchemaViolation {
-        /// What is wrong.
-        detail: String,
-    },
-    /// A response larger than the limit.
-    Oversize {
-        /// Its size in bytes.
-        bytes: u64,
-    },
-}
-
-impl Outcome {
-    /// The stable kebab-case name.
-    #[must_use]
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::ToolError { .. } => "tool-error",
-            Self::HandlerException { .. } => "handler-exception",
-            Self::InvalidParams { .. } => "invalid-params",
-            Self::InternalError { .. } => "internal-error",
-            Self::RpcError { .. } => "rpc-error",
-            Self::Timeout => "timeout",
-            Self::UpstreamTimeout { .. } => "upstream-timeout",
-            Self::Slow { .. } => "slow",
-            Self::Exited { .. } => "exited",
-            Self::ProtocolViolation { .. } => "protocol-violation",
-            Self::OutputSchemaViolation { .. } => "output-schema-violation",
-            Self::Oversize { .. } => "oversize",
-        }
-    }
-
-    /// Whether this is a graceful answer to invalid input.
-    #[must_use]
-    pub fn is_graceful(&self) -> bool {
-        match self {
-            Self::ToolError { .. } | Self::InvalidParams { .. } => true,
-            Self::RpcError { message, .. } => looks_like_validation(message),
-            _ => false,
-        }
-    }
-
-    /// Whether this is a failure whatever the input (a crash, hang, protocol breach...).
-    #[must_use]
-    pub fn is_failure(&self) -> bool {
-        match self {
-            Self::HandlerException { .. }
-            | Self::InternalError { .. }
-            | Self::Timeout
-            | Self::Exited { .. }
-            | Self::ProtocolViolation { .. }
-            | Self::OutputSchemaViolation { .. }
-            | Self::Oversize { .. } => true,
-            Self::RpcError { message, .. } => !looks_like_validation(message),
-            _ => false,
-        }
-    }
-
-    /// Whether this outcome is a failure finding for a case whose input is valid (or not): on
-    /// invalid input anything but a graceful answer or acceptance, on valid input a failure.
-    #[must_use]
-    pub fn fails(&self, valid_input: bool) -> bool {
-        if valid_input {
-            self.is_failure()
-        } else {
-            !self.is_graceful() && !self.is_unjudged() && !matches!(self, Self::Ok)
-        }
-    }
-
-    /// Whether this outcome names an unreachable upstream (an error that says so, or a timeout
-    /// while stderr showed it).
-    #[must_use]
-    pub fn names_upstream(&self) -> bool {
-        matches!(self, Self::ToolError { upstream: true, .. } | Self::UpstreamTimeout { .. })
-    }
-
-    /// Whether this outcome says nothing about input handling: slow work, a dead upstream.
-    #[must_use]
-    pub fn is_unjudged(&self) -> bool {
-        matches!(self, Self::Slow { .. } | Self::UpstreamTimeout { .. })
-    }
-
-    /// The message or text carried, if any.
-    #[must_use]
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            Self::ToolError { text, .. } | Self::HandlerException { text } => Some(text),
-            Self::InvalidParams { message }
-            | Self::InternalError { message }
-            | Self::RpcError { message, .. } => Some(message),
-            Self::ProtocolViolation { detail }
-            | Self::OutputSchemaViolation { detail }
-            | Self::Slow { detail } => Some(detail),
-            Self::UpstreamTimeout { evidence } => Some(evidence),
-            _ => None,
-        }
-    }
-}
+pub use mcp_fuzz_model::outcome::{Outcome, looks_like_validation};
 
 /// Markers of a raw exception surfacing as text (JS, Python, Rust, Go, Java).
 const EXCEPTION_MARKERS: &[&str] = &[
@@ -192,34 +32,6 @@ const EXCEPTION_MARKERS: &[&str] = &[
     "panicked at",
     "nil pointer dereference",
     "index out of range",
-];
-
-/// Markers of a validation message.
-const VALIDATION_MARKERS: &[&str] = &[
-    "input validation error",
-    "validation error",
-    "invalid arguments",
-    "invalid argument",
-    "invalid params",
-    "invalid parameter",
-    "invalid input",
-    "invalid value",
-    "invalid type",
-    "-32602",
-    "must be",
-    "is required",
-    "required property",
-    "required field",
-    "missing required",
-    "field required",
-    "expected ",
-    "should be",
-    "not valid",
-    "is not allowed",
-    "additional properties",
-    "unrecognized key",
-    "does not match",
-    "out of range",
 ];
 
 /// Markers of an unreachable upstream (not a bug in input handling).
@@ -277,13 +89,6 @@ fn js_stack_frame(text: &str) -> bool {
     }) || text.lines().any(|l| l.trim_start().starts_with("File \"") && l.contains(", line "))
 }
 
-/// Whether a message reads like input validation.
-#[must_use]
-pub fn looks_like_validation(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    VALIDATION_MARKERS.iter().any(|m| lower.contains(m))
-}
-
 /// Whether a text reads like a raw exception.
 #[must_use]
 pub fn looks_like_exception(text: &str) -> bool {
@@ -328,6 +133,21 @@ pub fn classify(
         Reply::Oversize(bytes) => Outcome::Oversize { bytes },
         Reply::Protocol(detail) => Outcome::ProtocolViolation { detail },
     }
+}
+
+/// Judges a JSON-RPC response to a `tools/call` that came as a whole value (a real client's
+/// call path, read from the wire): as [`classify`] judges a reply.
+#[must_use]
+pub fn response(response: &Value) -> Outcome {
+    if let Some(result) = response.get("result") {
+        return classify(Reply::Result(result.clone()), None, Vec::new);
+    }
+    if let Some(error) = response.get("error") {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+        let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+        return classify(Reply::RpcError { code, message }, None, Vec::new);
+    }
+    Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
 }
 
 fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome {
@@ -409,184 +229,8 @@ fn clip(s: &str) -> String {
     }
 }
 
-impl Outcome {
-    /// The cause of a failure, normalised so that one bug gives one text whatever the input:
-    /// the kind, the JSON-RPC code, the exception (class and message) or panic location, the
-    /// exit status. Digits become `#` and quoted values `'…'`: they are usually the input (or
-    /// its type) echoed back.
-    #[must_use]
-    pub fn cause(&self) -> String {
-        let kind = self.kind();
-        match self {
-            Self::Exited { exit, stderr } => match crash_site(stderr, Quoted::Elided) {
-                Some(site) => format!("{kind}: {exit}: {site}"),
-                None => format!("{kind}: {exit}"),
-            },
-            Self::RpcError { code, message } => format!("{kind} {code}: {}", normalise(message)),
-            Self::HandlerException { text: m }
-            | Self::InternalError { message: m }
-            | Self::InvalidParams { message: m }
-            | Self::ToolError { text: m, .. } => format!("{kind}: {}", normalise(m)),
-            // The breach, not the bytes quoted after it.
-            Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
-                let what = detail.split(": `").next().unwrap_or(detail);
-                format!("{kind}: {}", normalise(what))
-            }
-            Self::Ok
-            | Self::Timeout
-            | Self::UpstreamTimeout { .. }
-            | Self::Slow { .. }
-            | Self::Oversize { .. } => kind.to_owned(),
-        }
-    }
-
-    /// The cause as it reads in any tool, for one bug seen on several tools: only a cause that
-    /// names a place or a message precise enough that two tools sharing it share the code (a
-    /// panic location, an exception line or an error message with its quoted values kept, a
-    /// breach of the wire format). `None` for causes as general as a timeout, a bare exit status
-    /// or "Internal error".
-    #[must_use]
-    pub fn shared_cause(&self) -> Option<String> {
-        let kind = self.kind();
-        match self {
-            Self::Exited { exit, stderr } => {
-                crash_site(stderr, Quoted::Kept).map(|site| format!("{kind}: {exit}: {site}"))
-            }
-            Self::RpcError { code, message } => {
-                specific(message).map(|m| format!("{kind} {code}: {m}"))
-            }
-            Self::HandlerException { text: m } | Self::InternalError { message: m } => {
-                specific(m).map(|m| format!("{kind}: {m}"))
-            }
-            Self::ProtocolViolation { .. } => Some(self.cause()),
-            _ => None,
-        }
-    }
-}
-
-/// An error text normalised with its quoted values kept, when it says more than a generic
-/// JSON-RPC phrase.
-fn specific(text: &str) -> Option<String> {
-    let line = normalise_with(text, Quoted::Kept);
-    let words = line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
-    let generic = ["internal error", "internal server error", "error", "unknown error"]
-        .iter()
-        .any(|g| line.trim_end_matches('.').eq_ignore_ascii_case(g));
-    (words >= 3 && !generic).then_some(line)
-}
-
-/// Whether normalising a text elides its quoted values.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Quoted {
-    Elided,
-    Kept,
-}
-
-/// Where a crashed process says it failed: a Rust panic's location, or the last
-/// `SomeError: message` line of a Python traceback or a Node.js stack.
-fn crash_site(stderr: &[String], quoted: Quoted) -> Option<String> {
-    if let Some(at) = stderr.iter().find_map(|l| l.split_once("panicked at ").map(|(_, r)| r)) {
-        return Some(format!("panic at {}", at.trim_end_matches(':')));
-    }
-    stderr
-        .iter()
-        .rev()
-        .map(|l| l.trim())
-        .find(|l| is_exception_line(l))
-        .map(|l| normalise_with(l, quoted))
-}
-
-/// `ZeroDivisionError: division by zero`, `TypeError: Cannot read ...`, `KeyError`.
-fn is_exception_line(line: &str) -> bool {
-    let name = line.split(':').next().unwrap_or("");
-    let last = name.rsplit('.').next().unwrap_or(name);
-    !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        && (last.ends_with("Error") || last.ends_with("Exception"))
-}
-
-/// The first meaningful line of `text` (not a lone brace), digits as `#`, quoted values as
-/// `'…'`, at most 160 characters.
-fn normalise(text: &str) -> String {
-    normalise_with(text, Quoted::Elided)
-}
-
-/// [`normalise`], eliding quoted values or not.
-fn normalise_with(text: &str, quoted: Quoted) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !matches!(*l, "{" | "[" | "}" | "]"))
-        .unwrap_or("");
-    let mut out = String::new();
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            while chars.peek().is_some_and(char::is_ascii_digit) {
-                chars.next();
-            }
-            out.push('#');
-        } else if quoted == Quoted::Elided && matches!(c, '\'' | '"' | '`') {
-            // Quoted text is nearly always a value (the input, its type name, a key).
-            chars.by_ref().take_while(|&d| d != c).for_each(drop);
-            out.push_str(&format!("{c}…{c}"));
-        } else {
-            out.push(c);
-        }
-        if out.chars().count() >= 160 {
-            break;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn one_bug_has_one_cause_whatever_the_input() {
-        let exc = |t: &str| Outcome::HandlerException { text: t.to_owned() };
-        assert_eq!(
-            exc("Error executing tool shout: 'NoneType' object has no attribute 'upper'").cause(),
-            "handler-exception: Error executing tool shout: '…' object has no attribute '…'"
-        );
-        assert_eq!(
-            exc("Error executing tool shout: 'int' object has no attribute 'upper'").cause(),
-            exc("Error executing tool shout: 'dict' object has no attribute 'upper'").cause(),
-            "one bug whatever the type of the input"
-        );
-        assert_eq!(
-            exc("TypeError: x is 12 long\n  at f (a.js:3:4)").cause(),
-            exc("TypeError: x is 7 long\n  at f (a.js:3:4)").cause()
-        );
-        let long_a = exc("no note 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' found").cause();
-        assert_eq!(
-            long_a,
-            exc("no note 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' found").cause()
-        );
-        let died = |lines: &[&str]| Outcome::Exited {
-            exit: ExitInfo { code: Some(101), signal: None },
-            stderr: lines.iter().map(|l| (*l).to_owned()).collect(),
-        };
-        let panic =
-            died(&["thread 'main' panicked at src/search.rs:88:24:", "attempt to divide by zero"]);
-        assert_eq!(panic.cause(), "exited: exit status 101: panic at src/search.rs:88:24");
-        let py = died(&[
-            "Traceback (most recent call last):",
-            "  File \"s.py\", line 3",
-            "ZeroDivisionError: division by zero",
-        ]);
-        assert_eq!(py.cause(), "exited: exit status 101: ZeroDivisionError: division by zero");
-        assert_eq!(died(&["bye"]).cause(), "exited: exit status 101");
-        let pv = |d: &str| Outcome::ProtocolViolation { detail: d.to_owned() };
-        assert_eq!(
-            pv("a line (at byte 12): `junk: 1`").cause(),
-            pv("a line (at byte 9): `junk: 2`").cause()
-        );
-        assert_eq!(Outcome::Timeout.cause(), "timeout");
-        let rpc = Outcome::RpcError { code: -32000, message: "boom 3".into() };
-        assert_eq!(rpc.cause(), "rpc-error -32000: boom #");
-    }
-
     use super::*;
     use serde_json::json;
 
@@ -671,5 +315,18 @@ mod tests {
         assert_eq!(c(-32602), "invalid-params");
         assert_eq!(c(-32603), "internal-error");
         assert_eq!(c(-32000), "rpc-error");
+    }
+
+    #[test]
+    fn a_whole_response_is_judged_as_a_reply() {
+        let tool_error = json!({"result": {"content": [], "isError": true}});
+        assert!(response(&tool_error).is_graceful());
+        let ok = json!({"result": {"content": [{"type": "text", "text": "{}"}]}});
+        assert_eq!(response(&ok), Outcome::Ok);
+        assert!(response(&json!({"error": {"code": -32602, "message": "bad"}})).is_graceful());
+        assert!(matches!(
+            response(&json!({"jsonrpc": "2.0", "id": 1})),
+            Outcome::ProtocolViolation { .. }
+        ));
     }
 }

@@ -14,8 +14,9 @@
 //!   seen on several tools.
 //! - [`config`] is what a run is asked to do; [`config_file`] reads `mcp-fuzz.toml` (profiles,
 //!   per-tool overrides, value hints) and writes `mcp-fuzz init`'s starter file.
-//! - [`finding`] is the vocabulary (kinds, severities, statuses, identities); [`report`] the
-//!   documented JSON shape; [`case_file`] the replayable case.
+//! - [`finding`] (the vocabulary), [`report`] (the documented JSON shape), [`group`],
+//!   [`partition`] and [`steps`] are the `mcp-fuzz-model` crate's, re-exported; [`case_file`]
+//!   adds the replay to the model's replayable case.
 #![deny(missing_docs)]
 
 mod campaign;
@@ -25,20 +26,17 @@ pub mod client;
 pub mod config;
 pub mod config_file;
 pub mod feed;
-pub mod finding;
-pub mod group;
 mod judge;
 mod limit;
-pub mod partition;
 pub mod plan;
 pub mod protocol;
-pub mod report;
 pub mod run;
 pub mod select;
 pub mod sequence;
 pub mod server;
 pub mod shrink;
-pub mod steps;
 pub mod surface;
 pub mod tools;
 mod worker;
+
+pub use mcp_fuzz_model::{finding, group, partition, report, steps};

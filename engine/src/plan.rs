@@ -6,89 +6,9 @@
 use mcp_fuzz_generators::hash::Fnv1a;
 use mcp_fuzz_generators::hint::HintPlan;
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Whether a case's arguments are meant to be accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// Deterministic boundary value (valid).
-    Boundary,
-    /// Random valid value.
-    Valid,
-    /// Labelled invalid value.
-    Invalid,
-}
-
-impl Mode {
-    /// Whether the arguments validate against the tool's input schema.
-    #[must_use]
-    pub fn is_valid(self) -> bool {
-        !matches!(self, Self::Invalid)
-    }
-}
-
-/// How a case was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CaseLabel {
-    /// Valid or invalid.
-    pub mode: Mode,
-    /// For invalid cases: the mutation kind.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mutation: Option<String>,
-    /// For invalid cases: where in the arguments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
-    /// For invalid cases: the keyword violated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub keyword: Option<String>,
-    /// For valid cases built from an earlier tool's result: the property that was fed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fed: Option<String>,
-    /// For valid cases made with value hints: the pointers of the hinted places.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hinted: Vec<String>,
-}
-
-impl CaseLabel {
-    /// The label of a case of `mode` with nothing else to say.
-    #[must_use]
-    pub fn of(mode: Mode) -> Self {
-        Self { mode, mutation: None, pointer: None, keyword: None, fed: None, hinted: Vec::new() }
-    }
-
-    /// The label of an invalid case: its mutation, pointer and keyword.
-    #[must_use]
-    pub fn invalid(label: mcp_fuzz_generators::Label) -> Self {
-        Self {
-            mutation: Some(label.mutation.as_str().to_owned()),
-            pointer: Some(label.pointer),
-            keyword: Some(label.keyword.to_owned()),
-            ..Self::of(Mode::Invalid)
-        }
-    }
-}
-
-impl std::fmt::Display for CaseLabel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.mutation, &self.pointer) {
-            (Some(m), Some(p)) => write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p }),
-            _ if self.fed.is_some() => {
-                write!(f, "valid, `{}` from an earlier result", self.fed.as_deref().unwrap_or(""))
-            }
-            _ if !self.hinted.is_empty() => {
-                write!(f, "valid, hinted `{}`", self.hinted.join("`, `"))
-            }
-            _ => f.write_str(match self.mode {
-                Mode::Boundary => "boundary",
-                Mode::Valid => "valid",
-                Mode::Invalid => "invalid",
-            }),
-        }
-    }
-}
+pub use mcp_fuzz_model::case::{CaseLabel, Mode};
 
 /// One call to make.
 #[derive(Debug, Clone)]

@@ -46,8 +46,7 @@ pub struct Instance<'s> {
     history: Option<History>,
 }
 
-/// The calls sent to one server process, from its start: tool and arguments.
-pub type History = Arc<Vec<(String, Map<String, Value>)>>;
+pub use mcp_fuzz_model::report::History;
 
 /// Calls remembered per server process.
 ///

@@ -16,7 +16,7 @@
 //! An entry matches a finding with the same identity (absent keys match absent values);
 //! `message` is for humans and never compared. The format, the parsing, stale detection and the
 //! update are generic over the identity ([`Key`]): `run` uses the engine's
-//! [`Identity`](mcp_fuzz_engine::finding::Identity) (tool, kind, mutation, pointer), `clients`
+//! [`Identity`](mcp_fuzz_model::finding::Identity) (tool, kind, mutation, pointer), `clients`
 //! its own (adapter, rule, tool, pointer). Each document applies a baseline in its own module
 //! (`run::baseline`, `clients::policy`).
 
@@ -34,7 +34,7 @@ pub trait Key: Ord + Clone + Serialize + DeserializeOwned {
     const FIELDS: &'static str;
 }
 
-impl Key for mcp_fuzz_engine::finding::Identity {
+impl Key for mcp_fuzz_model::finding::Identity {
     const FIELDS: &'static str = r#""tool", "kind", "mutation", "pointer", "cause""#;
 }
 

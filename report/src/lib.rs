@@ -1,7 +1,7 @@
 //! # mcp-fuzz-report
 //!
 //! Every document mcp-fuzz writes, in every format, over typed models: the run report (the
-//! engine's [`Report`](mcp_fuzz_engine::report::Report), [`run`]), the compatibility diff
+//! model's [`Report`](mcp_fuzz_model::report::Report) the engine fills, [`run`]), the compatibility diff
 //! (compat's [`Diff`](mcp_fuzz_compat::diff::Diff), [`diff`]) and the clients report
 //! ([`clients::model::ClientsReport`], [`clients`]). Each document has a `render(doc, format)`;
 //! the generic JUnit XML, SARIF 2.1.0 and Markdown writers they share are in [`writers`], the

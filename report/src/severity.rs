@@ -30,9 +30,9 @@ impl Level {
     }
 }
 
-impl From<mcp_fuzz_engine::finding::Severity> for Level {
-    fn from(s: mcp_fuzz_engine::finding::Severity) -> Self {
-        use mcp_fuzz_engine::finding::Severity;
+impl From<mcp_fuzz_model::finding::Severity> for Level {
+    fn from(s: mcp_fuzz_model::finding::Severity) -> Self {
+        use mcp_fuzz_model::finding::Severity;
         match s {
             Severity::Info => Self::Note,
             Severity::Warning => Self::Warning,
@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn every_vocabulary_keeps_its_order() {
-        use mcp_fuzz_engine::finding::Severity as Run;
+        use mcp_fuzz_model::finding::Severity as Run;
         let run: Vec<Level> = [Run::Info, Run::Warning, Run::Failure].map(Level::from).to_vec();
         use mcp_fuzz_clients::Severity as Clients;
         let clients: Vec<Level> =

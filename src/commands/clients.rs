@@ -15,6 +15,7 @@ use mcp_fuzz_clients::real::{
     self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, StandIns,
 };
 use mcp_fuzz_clients::{Adapter, Tool, catalogue};
+use mcp_fuzz_engine::classify;
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::server::{Keep, ListError};
 use mcp_fuzz_report::clients::canaries::{Plan, Route, direct_outcome, skipped, through_outcome};
@@ -301,7 +302,9 @@ fn send_through(
             let outcome = match &result {
                 Ok(answers) => answers.get(n).cloned().map_or_else(
                     || skipped(&format!("{client} gave no answer for it")),
-                    |answer| through_outcome(client, answer, &plan.sends[i].witness),
+                    |answer| {
+                        through_outcome(client, answer, &plan.sends[i].witness, classify::response)
+                    },
                 ),
                 Err(why) => skipped(&format!("{client} could not send it: {why}")),
             };

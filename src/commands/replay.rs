@@ -27,7 +27,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     };
     let spec = config::server_with(&args.target, target)?;
     let replayed = session::block_on(async {
-        case.replay(&spec).await.map_err(|e| session::start_error(&e, &spec.target).into())
+        mcp_fuzz_engine::case_file::replay(&case, &spec)
+            .await
+            .map_err(|e| session::start_error(&e, &spec.target).into())
     })?;
     let outcome = &replayed.outcome;
     let fails = replayed.failure.is_some();

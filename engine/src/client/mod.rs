@@ -14,13 +14,14 @@ pub(crate) use progress::human_duration;
 pub use progress::{Late, LateWatch};
 
 pub use mcp_fuzz_compat::capture::excerpt;
+pub use mcp_fuzz_model::outcome::ExitInfo;
+pub use mcp_fuzz_model::target::{Exchange, ServerInfo, Target, TargetInfo, redact};
 use progress::{Book, Handler};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, PingRequest,
     ProtocolVersion, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError, ServiceExt};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -39,98 +40,6 @@ pub const ENV_ALLOWLIST: &[&str] =
 const STDERR_LINES: usize = 40;
 /// Characters kept per stderr line.
 const STDERR_LINE_CHARS: usize = 400;
-
-/// Where the server is.
-#[derive(Debug, Clone)]
-pub enum Target {
-    /// A command whose stdin/stdout speak MCP.
-    Stdio {
-        /// Program and arguments.
-        command: Vec<String>,
-        /// Extra environment (`--env`).
-        env: Vec<(String, String)>,
-        /// Pass the caller's whole environment (`--inherit-env`).
-        inherit_env: bool,
-        /// Working directory (`--cwd`).
-        cwd: Option<PathBuf>,
-    },
-    /// A streamable HTTP endpoint.
-    Http {
-        /// The endpoint URL.
-        url: String,
-        /// Extra request headers; their values are secrets and never printed.
-        headers: Vec<(String, String)>,
-    },
-}
-
-/// The server as the report shows it: secrets redacted, enough to start it again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "transport")]
-pub enum TargetInfo {
-    /// A command speaking MCP over stdio.
-    #[serde(rename = "stdio", rename_all = "camelCase")]
-    Stdio {
-        /// Program and arguments.
-        command: Vec<String>,
-        /// `KEY=[REDACTED]` for each `--env`.
-        #[serde(default)]
-        env: Vec<String>,
-        /// `--inherit-env`.
-        #[serde(default)]
-        inherit_env: bool,
-        /// `--cwd`.
-        #[serde(default)]
-        cwd: Option<String>,
-    },
-    /// A streamable HTTP endpoint.
-    #[serde(rename = "streamable-http")]
-    Http {
-        /// The endpoint, as given to `--http`.
-        url: String,
-        /// `Name: [REDACTED]` for each `--header`.
-        #[serde(default)]
-        headers: Vec<String>,
-    },
-}
-
-impl Target {
-    /// A printable description with every secret (env values, header values) redacted.
-    #[must_use]
-    pub fn redacted(&self) -> TargetInfo {
-        match self {
-            Self::Stdio { command, env, inherit_env, cwd } => TargetInfo::Stdio {
-                command: command.clone(),
-                env: env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect(),
-                inherit_env: *inherit_env,
-                cwd: cwd.as_ref().map(|p| p.display().to_string()),
-            },
-            Self::Http { url, headers } => TargetInfo::Http {
-                url: url.clone(),
-                headers: headers.iter().map(|(k, _)| format!("{k}: [REDACTED]")).collect(),
-            },
-        }
-    }
-}
-
-impl TargetInfo {
-    /// The server recorded here, when it can be started again: a stdio command (its
-    /// environment values were redacted and must be given again) or an HTTP URL (its headers
-    /// too).
-    #[must_use]
-    pub fn restartable(&self) -> Option<Target> {
-        match self {
-            Self::Stdio { command, inherit_env, cwd, .. } => {
-                (!command.is_empty()).then(|| Target::Stdio {
-                    command: command.clone(),
-                    env: Vec::new(),
-                    inherit_env: *inherit_env,
-                    cwd: cwd.as_ref().map(Into::into),
-                })
-            }
-            Self::Http { url, .. } => Some(Target::Http { url: url.clone(), headers: Vec::new() }),
-        }
-    }
-}
 
 /// Limits of one connection.
 #[derive(Debug, Clone)]
@@ -197,38 +106,6 @@ impl ConnectError {
     }
 }
 
-/// How the server process ended.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExitInfo {
-    /// Exit code, when it exited.
-    pub code: Option<i32>,
-    /// Signal number, when killed by one.
-    pub signal: Option<i32>,
-}
-
-impl std::fmt::Display for ExitInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.code, self.signal) {
-            (Some(c), _) => write!(f, "exit status {c}"),
-            (None, Some(s)) => write!(f, "killed by signal {s}"),
-            _ => f.write_str("exited"),
-        }
-    }
-}
-
-/// What the server said about itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerInfo {
-    /// `serverInfo.name`.
-    pub name: Option<String>,
-    /// `serverInfo.version`.
-    pub version: Option<String>,
-    /// The negotiated protocol version.
-    pub protocol_version: Option<String>,
-}
-
 /// The answer to one request, before any judgement.
 #[derive(Debug, Clone)]
 pub enum Reply {
@@ -253,18 +130,6 @@ pub enum Reply {
     Oversize(u64),
     /// Something that is not a valid MCP reply.
     Protocol(String),
-}
-
-/// One `tools/call` as it went over the wire.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct Exchange {
-    /// The JSON-RPC request, with the id it went out with (also when no response came).
-    pub request: Value,
-    /// The JSON-RPC response, when one came (none after a timeout, an exit or an oversize line).
-    pub response: Option<Value>,
-    /// Whether `response` holds the exact bytes the server wrote (stdio), or was rebuilt from
-    /// the reply (HTTP).
-    pub raw: bool,
 }
 
 /// One live server.
@@ -985,15 +850,6 @@ fn server_info(client: &RunningService<RoleClient, Handler>) -> ServerInfo {
         version: p.server_info.as_ref().map(|i| i.version.clone()),
         protocol_version: Some(p.protocol_version.to_string()),
     })
-}
-
-/// Replaces every header value in `text` with `[REDACTED]`.
-#[must_use]
-pub fn redact(text: &str, headers: &[(String, String)]) -> String {
-    headers
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .fold(text.to_owned(), |t, (_, v)| t.replace(v.as_str(), "[REDACTED]"))
 }
 
 #[cfg(test)]

@@ -87,13 +87,6 @@ impl<'de> Deserialize<'de> for FormatName {
     }
 }
 
-/// A partition is written as its text (`count:1/3`).
-impl<'de> Deserialize<'de> for Partition {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
-    }
-}
-
 macro_rules! profile {
     ($( $(#[doc = $doc:literal])+ $field:ident: $ty:ty = $key:literal; )*) => {
         /// The settings of a profile (`[profile.NAME]`): every `run` flag, under its long name, and

@@ -3,29 +3,14 @@
 //! with `total` and `hasMore` consistent. The values of the first answers feed the prompts' and
 //! templates' plausible arguments.
 
-use super::prompts::{Prompt, label};
-use super::resources::Listed;
+use super::listed::{Completed, Listed, Prompt, label};
 use super::shape::Shape;
 use super::{Intent, Phase, Probe};
 use crate::report::{SurfaceKind, SurfaceRef};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
 
 /// Arguments and variables completed, at most.
 const MAX_TARGETS: usize = 50;
-
-/// Values the server completed, by surface, item and argument.
-#[derive(Debug, Default)]
-pub(crate) struct Completed {
-    values: BTreeMap<(SurfaceKind, String, String), Vec<String>>,
-}
-
-impl Completed {
-    /// The first value completed for `arg` of `name`, if any.
-    pub fn first(&self, kind: SurfaceKind, name: &str, arg: &str) -> Option<String> {
-        self.values.get(&(kind, name.to_owned(), arg.to_owned()))?.first().cloned()
-    }
-}
 
 /// Prefixes sent for each argument: empty, partial, then odd.
 fn prefixes() -> Vec<(String, Intent)> {

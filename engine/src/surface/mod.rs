@@ -16,6 +16,7 @@
 //! <https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion>.
 
 mod complete;
+mod listed;
 mod prompts;
 mod resources;
 pub(crate) mod shape;
@@ -133,15 +134,15 @@ pub async fn run(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instant
         None
     };
     let nothing = prompts.as_ref().is_none_or(Vec::is_empty)
-        && resources.as_ref().is_none_or(resources::Listed::is_empty);
+        && resources.as_ref().is_none_or(listed::Listed::is_empty);
     // Completions first: their values are the best plausible arguments.
     let completed = if nothing {
-        complete::Completed::default()
+        listed::Completed::default()
     } else if offers("completions") {
         complete::run(&mut phase, prompts.as_deref().unwrap_or_default(), resources.as_ref()).await
     } else {
         phase.summary.skipped.insert("completions".into(), not_declared("completions"));
-        complete::Completed::default()
+        listed::Completed::default()
     };
     if let Some(p) = &prompts {
         prompts::run(&mut phase, p, &completed).await;

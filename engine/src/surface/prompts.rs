@@ -3,20 +3,12 @@
 //! unknown argument, values of the wrong JSON type (the specification says strings), and huge
 //! and odd strings.
 
-use super::complete::Completed;
+use super::listed::{Completed, Prompt, label};
 use super::shape::Shape;
 use super::{Intent, Phase, Probe};
 use crate::report::{SurfaceKind, SurfaceRef};
 use mcp_fuzz_generators::uri_template::odd_values;
 use serde_json::{Map, Value, json};
-
-/// A listed prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Prompt {
-    pub name: String,
-    /// Its arguments: name, and whether required.
-    pub args: Vec<(String, bool)>,
-}
 
 /// Reads every page of `prompts/list`; items that are not prompts are warnings.
 pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Vec<Prompt> {
@@ -133,12 +125,6 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed
 /// The params of `prompts/get` with `args`.
 fn params(probe: &Probe, args: &Map<String, Value>) -> Value {
     json!({"name": probe.surface.name, "arguments": args})
-}
-
-/// A value in a case label: quoted, long ones by their length.
-pub(super) fn label(v: &str) -> String {
-    let n = v.chars().count();
-    if n > 40 { format!("a {n}-character string") } else { format!("{v:?}") }
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! expected), and of each template expanded with plausible values (completions first) and with
 //! odd ones per variable (empty, very long, `..`, percent escapes, unicode, delimiters).
 
-use super::complete::Completed;
-use super::prompts::label;
+use super::listed::{Completed, Listed, label};
 use super::shape::Shape;
 use super::{Intent, Phase, Probe};
 use crate::report::{SurfaceKind, SurfaceRef};
@@ -17,22 +16,6 @@ use std::collections::BTreeMap;
 /// Why: a server may list thousands (a file tree); twenty reads show how reads are served
 /// without turning the phase into a crawl. Sizes are bounded by `--max-response-bytes`.
 pub(crate) const MAX_READS: usize = 20;
-
-/// What the server listed.
-#[derive(Debug, Default)]
-pub(crate) struct Listed {
-    /// Resource URIs.
-    pub resources: Vec<String>,
-    /// Templates that parse as RFC 6570 (the others are warnings).
-    pub templates: Vec<(String, UriTemplate)>,
-}
-
-impl Listed {
-    /// Nothing listed.
-    pub fn is_empty(&self) -> bool {
-        self.resources.is_empty() && self.templates.is_empty()
-    }
-}
 
 /// Reads both listings.
 pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Listed {

@@ -8,8 +8,7 @@ use super::model::{CallVerdict, CanaryOutcome, ClientsReport, Through as Via};
 use mcp_fuzz_clients::Severity;
 use mcp_fuzz_clients::canary::Direction;
 use mcp_fuzz_clients::real::{RealClient, Through};
-use mcp_fuzz_engine::classify::{Outcome, classify};
-use mcp_fuzz_engine::client::{ExitInfo, Reply};
+use mcp_fuzz_model::outcome::{ExitInfo, Outcome};
 use serde_json::Value;
 
 /// How a canary is sent: by mcp-fuzz itself, or through a real client that can call.
@@ -137,11 +136,16 @@ pub fn direct_outcome(outcome: Outcome) -> CanaryOutcome {
     CanaryOutcome::Called { verdict: verdict(&outcome), outcome, through: None }
 }
 
-/// What a call of `witness` through `client` means, judged as `run` judges the server's answer
-/// (read from the wire, never from the client's words). `sent` is reported only when the client
-/// rewrote the witness on the way.
+/// What a call of `witness` through `client` means: the server's JSON-RPC response, read from the
+/// wire (never from the client's words), is judged by `judge` (the engine's, as `run` judges a
+/// call). `sent` is reported only when the client rewrote the witness on the way.
 #[must_use]
-pub fn through_outcome(client: RealClient, answer: Through, witness: &Value) -> CanaryOutcome {
+pub fn through_outcome(
+    client: RealClient,
+    answer: Through,
+    witness: &Value,
+    judge: impl FnOnce(&Value) -> Outcome,
+) -> CanaryOutcome {
     let via = |said: String, sent: Value| {
         let sent = (sent != *witness).then_some(sent);
         Some(Via { client, said, sent })
@@ -152,9 +156,7 @@ pub fn through_outcome(client: RealClient, answer: Through, witness: &Value) -> 
         through: via(said, sent),
     };
     match answer {
-        Through::Answered { sent, response, client: said } => {
-            called(judge_response(&response), said, sent)
-        }
+        Through::Answered { sent, response, client: said } => called(judge(&response), said, sent),
         Through::NotSent { client: said } => {
             CanaryOutcome::Blocked { through: Via { client, said, sent: None } }
         }
@@ -169,19 +171,6 @@ pub fn through_outcome(client: RealClient, answer: Through, witness: &Value) -> 
         Through::NoAnswer { sent, client: said } => called(Outcome::Timeout, said, sent),
         _ => skipped(&format!("{client} answered in a way this mcp-fuzz does not know")),
     }
-}
-
-/// The server's JSON-RPC response to a `tools/call`, judged by the engine's classifier.
-fn judge_response(response: &Value) -> Outcome {
-    if let Some(result) = response.get("result") {
-        return classify(Reply::Result(result.clone()), None, Vec::new);
-    }
-    if let Some(error) = response.get("error") {
-        let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        return classify(Reply::RpcError { code, message }, None, Vec::new);
-    }
-    Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
 }
 
 fn verdict(outcome: &Outcome) -> CallVerdict {
@@ -209,16 +198,31 @@ mod tests {
         }
     }
 
+    /// A judge that calls every `result` accepted and every `error` graceful, as the engine
+    /// would for these answers (its classifier is tested in the engine).
+    fn judge(response: &Value) -> Outcome {
+        if response.get("result").is_some() {
+            Outcome::Ok
+        } else {
+            Outcome::InvalidParams { message: "bad".into() }
+        }
+    }
+
     #[test]
-    fn an_answer_read_from_the_wire_is_judged_as_run_judges_it() {
+    fn an_answer_read_from_the_wire_is_judged_by_the_judge() {
         let witness = json!({"q": ""});
-        let tool_error = json!({"result": {"content": [], "isError": true}});
+        let refusal = json!({"error": {"code": -32602, "message": "bad"}});
         let answer = Through::Answered {
             sent: witness.clone(),
-            response: tool_error,
+            response: refusal.clone(),
             client: "HTTP 500".into(),
         };
-        let outcome = through_outcome(RealClient::Mcpo, answer, &witness);
+        let mut seen = None;
+        let outcome = through_outcome(RealClient::Mcpo, answer, &witness, |r| {
+            seen = Some(r.clone());
+            judge(r)
+        });
+        assert_eq!(seen, Some(refusal), "the response, not the client's words");
         let (verdict, via) = said(&outcome);
         assert_eq!(verdict, "graceful");
         let via = via.expect("through mcpo");
@@ -229,7 +233,7 @@ mod tests {
 
         let ok = json!({"result": {"content": [{"type": "text", "text": "{}"}]}});
         let answer = Through::Answered { sent: json!({}), response: ok, client: "HTTP 200".into() };
-        let outcome = through_outcome(RealClient::Mcpo, answer, &witness);
+        let outcome = through_outcome(RealClient::Mcpo, answer, &witness, judge);
         let (verdict, via) = said(&outcome);
         assert_eq!(verdict, "accepted");
         assert_eq!(via.and_then(|v| v.sent.clone()), Some(json!({})), "the client's rewrite");
@@ -239,7 +243,7 @@ mod tests {
     fn a_refusal_by_the_client_is_blocked_and_a_death_or_silence_is_a_failure() {
         let witness = json!({"n": "many"});
         let refused = Through::NotSent { client: "HTTP 422".into() };
-        assert_eq!(said(&through_outcome(RealClient::Mcpo, refused, &witness)).0, "blocked");
+        assert_eq!(said(&through_outcome(RealClient::Mcpo, refused, &witness, judge)).0, "blocked");
 
         let died = Through::ServerExited {
             sent: witness.clone(),
@@ -247,7 +251,7 @@ mod tests {
             client: "HTTP 500".into(),
         };
         let CanaryOutcome::Called { verdict, outcome: Outcome::Exited { exit, .. }, .. } =
-            through_outcome(RealClient::Inspector, died, &witness)
+            through_outcome(RealClient::Inspector, died, &witness, judge)
         else {
             panic!("a death is an exit");
         };
@@ -255,21 +259,10 @@ mod tests {
         assert_eq!((exit.code, exit.signal), (None, Some(6)), "128 + SIGABRT");
 
         let silent = Through::NoAnswer { sent: witness.clone(), client: String::new() };
-        let outcome = through_outcome(RealClient::Inspector, silent, &witness);
+        let outcome = through_outcome(RealClient::Inspector, silent, &witness, judge);
         assert!(matches!(
             outcome,
             CanaryOutcome::Called { verdict: CallVerdict::Failure, outcome: Outcome::Timeout, .. }
         ));
-    }
-
-    #[test]
-    fn a_response_without_result_or_error_is_a_protocol_violation() {
-        assert!(matches!(
-            judge_response(&json!({"jsonrpc": "2.0", "id": 1})),
-            Outcome::ProtocolViolation { .. }
-        ));
-        assert!(
-            judge_response(&json!({"error": {"code": -32602, "message": "bad"}})).is_graceful()
-        );
     }
 }

@@ -1,15 +1,16 @@
 //! The `clients` document (`docs/clients.schema.json`, `clientsVersion` 1) as typed data: built
 //! from the clients crate's analysis, completed by `--call` (canary outcomes) and by the policy
-//! (`--fail-on`, `--baseline`; see [`super::policy`]). The field order of every struct is the
+//! (`--fail-on`, `--baseline`; see `super::policy`). The field order of every struct is the
 //! order of the JSON document.
 
+use crate::baseline::Key;
 use mcp_fuzz_clients::analysis::{AdapterResult, Analysis};
 use mcp_fuzz_clients::canary::{Canary, Direction};
 use mcp_fuzz_clients::captured::{CaptureAnalysis, CapturedResult, Seen};
 use mcp_fuzz_clients::diff::Drift;
 use mcp_fuzz_clients::real::{Capture, CaptureStatus, Handshake, RealClient, ReasonSource};
 use mcp_fuzz_clients::{AnyAdapter, Finding, Severity, Source, canary_rule, rule};
-use mcp_fuzz_engine::classify::Outcome;
+use mcp_fuzz_model::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -423,7 +424,7 @@ pub struct BaselineSummary {
     /// Findings (not ambiguous, not info) it does not list.
     pub new: u64,
     /// Entries that no longer occur.
-    pub stale: Vec<super::policy::ClientsIdentity>,
+    pub stale: Vec<ClientsIdentity>,
 }
 
 /// Where the tools came from.
@@ -711,6 +712,37 @@ fn count(row: &mut AdapterSummary, findings: &[Finding]) {
             (false, Severity::Fail) => row.fail += 1,
             (false, Severity::Warn) => row.warn += 1,
             (false, Severity::Info) => row.info += 1,
+        }
+    }
+}
+
+/// A finding's stable identity.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ClientsIdentity {
+    /// The adapter's name (`openai-strict`...).
+    pub adapter: String,
+    /// The rule id.
+    pub rule: String,
+    /// The tool (absent for findings about the whole listing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// JSON pointer into the tool definition.
+    pub pointer: String,
+}
+
+impl Key for ClientsIdentity {
+    const FIELDS: &'static str = r#""adapter", "rule", "tool", "pointer""#;
+}
+
+impl ClientFinding {
+    /// The stable identity.
+    #[must_use]
+    pub fn identity(&self) -> ClientsIdentity {
+        ClientsIdentity {
+            adapter: self.adapter.as_str().to_owned(),
+            rule: self.rule.to_owned(),
+            tool: self.tool.clone(),
+            pointer: self.pointer.clone(),
         }
     }
 }

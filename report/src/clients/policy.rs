@@ -5,42 +5,11 @@
 //! - Its identity is (adapter, rule, tool, pointer) ([`ClientsIdentity`]): what the baseline
 //!   stores and what SARIF fingerprints.
 
+pub use super::model::ClientsIdentity;
 use super::model::{BaselineSummary, ClientFinding, ClientsReport, FailOn, Verdict};
-use crate::baseline::{Baseline, Key};
+use crate::baseline::Baseline;
 use mcp_fuzz_clients::Severity;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-
-/// A finding's stable identity.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct ClientsIdentity {
-    /// The adapter's name (`openai-strict`...).
-    pub adapter: String,
-    /// The rule id.
-    pub rule: String,
-    /// The tool (absent for findings about the whole listing).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// JSON pointer into the tool definition.
-    pub pointer: String,
-}
-
-impl Key for ClientsIdentity {
-    const FIELDS: &'static str = r#""adapter", "rule", "tool", "pointer""#;
-}
-
-impl ClientFinding {
-    /// The stable identity.
-    #[must_use]
-    pub fn identity(&self) -> ClientsIdentity {
-        ClientsIdentity {
-            adapter: self.adapter.as_str().to_owned(),
-            rule: self.rule.to_owned(),
-            tool: self.tool.clone(),
-            pointer: self.pointer.clone(),
-        }
-    }
-}
 
 /// Whether a severity reaches the policy, ignoring the baseline and ambiguity.
 fn reaches(severity: Severity, fail_on: FailOn) -> bool {

@@ -4,8 +4,8 @@
 //! shard's, or skipped ones).
 
 use crate::baseline::Baseline;
-use mcp_fuzz_engine::finding::{Identity, Severity};
-use mcp_fuzz_engine::report::{BaselineSummary, Report};
+use mcp_fuzz_model::finding::{Identity, Severity};
+use mcp_fuzz_model::report::{BaselineSummary, Report};
 use std::collections::BTreeSet;
 
 /// Marks the report's known findings and records what the baseline did; `file` names the

@@ -3,9 +3,9 @@
 
 use super::replay::replay_line;
 use crate::text::clip;
-use mcp_fuzz_engine::classify::Outcome;
-use mcp_fuzz_engine::finding::{Severity, ToolStatus};
-use mcp_fuzz_engine::report::{Finding, Report};
+use mcp_fuzz_model::finding::{Severity, ToolStatus};
+use mcp_fuzz_model::outcome::Outcome;
+use mcp_fuzz_model::report::{Finding, Report};
 use serde_json::Value;
 use std::fmt::Write as _;
 use tabled::builder::Builder;

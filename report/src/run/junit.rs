@@ -8,8 +8,8 @@
 
 use super::replay::replay_line;
 use crate::writers::junit::{TestCase, TestSuite, TestSuites};
-use mcp_fuzz_engine::finding::FindingKind;
-use mcp_fuzz_engine::report::{Finding, Report};
+use mcp_fuzz_model::finding::FindingKind;
+use mcp_fuzz_model::report::{Finding, Report};
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -96,8 +96,8 @@ pub fn render(r: &Report) -> String {
 
 /// One case per conformance check: failed when its finding fails the run, its finding's text as
 /// output when it is only a warning, skipped with its reason.
-fn protocol_suite(r: &Report, p: &mcp_fuzz_engine::report::ProtocolSummary) -> TestSuite {
-    use mcp_fuzz_engine::report::CheckStatus;
+fn protocol_suite(r: &Report, p: &mcp_fuzz_model::report::ProtocolSummary) -> TestSuite {
+    use mcp_fuzz_model::report::CheckStatus;
     let mut suite = TestSuite::new("protocol");
     suite.properties = vec![("score".into(), p.score.map_or("n/a".into(), |s| format!("{s:.1}")))];
     for c in &p.checks {

@@ -5,8 +5,8 @@
 use super::human::outcome_line;
 use super::replay::replay_line;
 use crate::writers::markdown::{code_block, code_span, details, table, text};
-use mcp_fuzz_engine::finding::{Severity, ToolStatus};
-use mcp_fuzz_engine::report::{Finding, Report};
+use mcp_fuzz_model::finding::{Severity, ToolStatus};
+use mcp_fuzz_model::report::{Finding, Report};
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -199,7 +199,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     }
     let _ = writeln!(s, "**What was expected:** {}\n", text(f.kind.rule().expected));
     if sequence.is_some() {
-        if let Some(name) = mcp_fuzz_engine::case_file::file_name_of(f) {
+        if let Some(name) = mcp_fuzz_model::case_file::file_name_of(f) {
             s.push_str(
                 "**Reproduce** (with the case files of `mcp-fuzz run --artifacts cases`):\n\n",
             );

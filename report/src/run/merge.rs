@@ -9,8 +9,8 @@
 //! duration is the longest shard's (shards run side by side).
 
 use crate::error::ReportError;
-use mcp_fuzz_engine::report::Score;
-use mcp_fuzz_engine::report::{BaselineSummary, Finding, MergeSource, Report, StatefulSummary};
+use mcp_fuzz_model::report::Score;
+use mcp_fuzz_model::report::{BaselineSummary, Finding, MergeSource, Report, StatefulSummary};
 
 /// Merges shard reports, given with the names to show in errors.
 ///
@@ -38,7 +38,7 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
             return Err(mismatch("seed", &merged.seed, &report.seed));
         }
         if report.target != merged.target {
-            let show = |t: &mcp_fuzz_engine::report::TargetInfo| {
+            let show = |t: &mcp_fuzz_model::report::TargetInfo| {
                 serde_json::to_string(t).unwrap_or_default()
             };
             return Err(mismatch("target", &show(&merged.target), &show(&report.target)));
@@ -92,7 +92,7 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
         };
     }
     // A cause seen on tools of several shards is one finding again, as in a run of them all.
-    merged.findings = mcp_fuzz_engine::group::by_cause(merged.findings, None);
+    merged.findings = mcp_fuzz_model::group::by_cause(merged.findings, None);
     merged.score = Score::of(&merged.tools);
     merged.partition = None;
     merged.merged_from = Some(sources);

@@ -10,8 +10,8 @@ pub mod replay;
 mod sarif;
 
 use crate::Format;
-use mcp_fuzz_engine::plan::{CaseLabel, Mode};
-use mcp_fuzz_engine::report::Report;
+use mcp_fuzz_model::case::{CaseLabel, Mode};
+use mcp_fuzz_model::report::Report;
 
 pub use human::outcome_line;
 pub use markdown::MAX_BUG_REPORTS;
@@ -52,7 +52,7 @@ fn case_text(c: &CaseLabel) -> String {
 
 /// The other cases that failed with a finding's cause, as one line: `4 more: boundary x2;
 /// wrong-type at `/id`; ...`; `None` when the finding has only its own case.
-fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
+fn other_cases_text(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
     let more = f.occurrences.checked_sub(1).filter(|n| *n > 0)?;
     if f.check.is_some() {
         // Protocol checks failed the same way: the message names them.
@@ -88,7 +88,7 @@ fn other_cases_text(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
 /// A finding's smallest sequence, for a person: a heading (how many calls, shrunk from how
 /// many) and per call its tool and arguments, then where its bound values came from and how it
 /// ended. `None` for a failure of one call.
-fn sequence_text(f: &mcp_fuzz_engine::report::Finding) -> Option<(String, Vec<(String, String)>)> {
+fn sequence_text(f: &mcp_fuzz_model::report::Finding) -> Option<(String, Vec<(String, String)>)> {
     let steps = f.smallest_sequence();
     if steps.is_empty() {
         return None;
@@ -177,7 +177,7 @@ fn protocol_text(r: &Report) -> Option<String> {
     let failed: Vec<&str> = p
         .checks
         .iter()
-        .filter(|c| c.status == mcp_fuzz_engine::report::CheckStatus::Fail)
+        .filter(|c| c.status == mcp_fuzz_model::report::CheckStatus::Fail)
         .map(|c| c.id.as_str())
         .collect();
     if !failed.is_empty() {
@@ -227,8 +227,8 @@ fn stateful_text(r: &Report) -> Option<String> {
     Some(line)
 }
 
-fn sequence_replay(f: &mcp_fuzz_engine::report::Finding) -> Option<String> {
-    let name = mcp_fuzz_engine::case_file::file_name_of(f)?;
+fn sequence_replay(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
+    let name = mcp_fuzz_model::case_file::file_name_of(f)?;
     Some(format!(
         "mcp-fuzz replay DIR/{name} (the case file `mcp-fuzz run --artifacts DIR` writes)"
     ))

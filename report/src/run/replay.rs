@@ -1,7 +1,7 @@
 //! The one-line `mcp-fuzz call ...` command that reproduces a finding, built from the report's
 //! redacted target (so it works for a report read back from a file, and never shows a secret).
 
-use mcp_fuzz_engine::report::TargetInfo;
+use mcp_fuzz_model::report::TargetInfo;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 

@@ -8,8 +8,8 @@ use super::replay::replay_line;
 use crate::writers::sarif::{
     BaselineState, Level, Log, LogicalLocation, Rule, SarifResult, fingerprint,
 };
-use mcp_fuzz_engine::finding::{FindingKind, Identity, KINDS, UNKNOWN_RULE};
-use mcp_fuzz_engine::report::{Finding, Report};
+use mcp_fuzz_model::finding::{FindingKind, Identity, KINDS, UNKNOWN_RULE};
+use mcp_fuzz_model::report::{Finding, Report};
 use serde_json::{Map, Value, json};
 
 /// The fingerprint key.

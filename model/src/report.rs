@@ -4,13 +4,13 @@
 //!
 //! The field order of every struct is the order of the JSON document.
 
-use crate::classify::Outcome;
-use crate::client::Exchange;
-pub use crate::client::{ServerInfo, TargetInfo};
+use crate::case::CaseLabel;
 use crate::finding::{FindingKind, Identity, Severity, SkipReason, ToolStatus};
-use crate::plan::CaseLabel;
+use crate::outcome::Outcome;
 use crate::shrink::ShrinkStats;
 use crate::steps::SeqStep;
+use crate::target::Exchange;
+pub use crate::target::{ServerInfo, TargetInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -404,6 +404,9 @@ impl Finding {
     }
 }
 
+/// The calls sent to one server process, from its start: tool and arguments.
+pub type History = std::sync::Arc<Vec<(String, Map<String, Value>)>>;
+
 /// What was recorded when the minimal case was re-run, for case files.
 #[derive(Debug, Clone, Default)]
 pub struct Evidence {
@@ -419,7 +422,7 @@ pub struct Evidence {
     pub draw: Option<u64>,
     /// For a failure that a fresh process did not repeat: the calls its process had been sent,
     /// the failing one last (replayed to find the calls it needs).
-    pub history: Option<crate::server::History>,
+    pub history: Option<History>,
 }
 
 /// What `--baseline` did.

@@ -7,7 +7,7 @@
 //!   listing order and keeps every N-th, starting at the M-th: shares differ in size by at most
 //!   one tool.
 //!
-//! Case seeds come from the run seed and the tool name ([`crate::plan::tool_seed`]), so a tool
+//! Case seeds come from the run seed and the tool name (the engine's `plan::tool_seed`), so a tool
 //! sees the same cases whichever shard runs it.
 
 use mcp_fuzz_generators::hash::fnv1a;
@@ -74,6 +74,13 @@ impl fmt::Display for Partition {
             Scheme::Count => "count",
         };
         write!(f, "{scheme}:{}/{}", self.shard, self.total)
+    }
+}
+
+/// A partition is written as its text (`count:1/3`), in `mcp-fuzz.toml` as on the command line.
+impl<'de> serde::Deserialize<'de> for Partition {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -1,6 +1,6 @@
 //! One bug, one finding, across tools: failures with one cause seen on several tools become one
 //! server-wide finding naming the tools, and the deaths on a call number proved to be the
-//! server's call limit ([`crate::limit`]), whatever the calls were, one `dies-after-calls`
+//! server's call limit (the engine's `limit` proof), whatever the calls were, one `dies-after-calls`
 //! finding.
 //!
 //! Pure functions over findings: the run calls [`by_cause`] on its findings, and `report merge`
@@ -10,8 +10,8 @@
 //!
 //! See: <https://nexte.st/docs/features/flaky/> (one result per cause, not per attempt).
 
-use crate::classify::Outcome;
 use crate::finding::{FindingKind, Severity};
+use crate::outcome::Outcome;
 use crate::report::Finding;
 use std::collections::BTreeMap;
 
@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 /// six in a row happen one time in 729; two (the old count) passed one run in nine. A real
 /// limit costs six times N calls to prove, which a fast server answers in milliseconds and
 /// the proof's deadline (`limit::prove`) bounds for a slow one.
-pub(crate) const CALL_LIMIT_PROCESSES: usize = 6;
+pub const CALL_LIMIT_PROCESSES: usize = 6;
 
 /// Regroups `findings` by cause across tools; `limit` is a call limit proved by
-/// [`crate::limit`] (`None` when merging shards: their `dies-after-calls` findings carry theirs).
+/// the engine's `limit` proof (`None` when merging shards: their `dies-after-calls` findings carry theirs).
 /// Idempotent, and the same on a run's findings as on the findings of its shards put together
 /// (`report merge`): groups made earlier are taken apart first.
 #[must_use]
@@ -63,7 +63,7 @@ fn dying(findings: Vec<Finding>, n: u64) -> Vec<Finding> {
 }
 
 /// The call numbers of a finding's deaths that a fresh process did not repeat.
-pub(crate) fn flaky_deaths(f: &Finding) -> &[u64] {
+pub fn flaky_deaths(f: &Finding) -> &[u64] {
     if f.kind == FindingKind::Flaky && matches!(f.outcome, Some(Outcome::Exited { .. })) {
         &f.death_calls
     } else {
@@ -192,7 +192,7 @@ fn list(tools: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::ExitInfo;
+    use crate::outcome::ExitInfo;
 
     fn crash(tool: &str, site: &str, args: &str) -> Finding {
         let outcome = Outcome::Exited {

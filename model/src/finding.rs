@@ -9,7 +9,7 @@
 //!
 //! See: <https://github.com/schemathesis/schemathesis/blob/master/src/schemathesis/core/failures.py>.
 
-use crate::classify::Outcome;
+use crate::outcome::Outcome;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 

@@ -1,0 +1,103 @@
+//! What shrinking did ([`ShrinkStats`]) and how a failure looks for "still fails the same way"
+//! ([`Signature`]): the plain data reports and case files keep. The search is the engine's.
+
+use crate::outcome::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// What shrinking did for one finding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShrinkStats {
+    /// Candidate calls made.
+    pub steps: u32,
+    /// Candidates that still failed the same way (each became the new smallest).
+    pub accepted: u32,
+    /// Why the search stopped early, if it did: `steps` or `time`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exhausted: Option<String>,
+    /// Re-runs of the minimal case.
+    pub reruns: u32,
+    /// Re-runs that failed the same way.
+    pub reproduced: u32,
+    /// Re-runs on a fresh server process (no earlier calls), among `reruns`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fresh_reruns: u32,
+    /// Fresh re-runs that failed the same way.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fresh_reproduced: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// How a failure looks, for "still fails the same way".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signature {
+    /// The outcome kind (`exited`, `internal-error`...).
+    pub kind: String,
+    /// The JSON-RPC error code, for error replies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// The exit status, for exits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal, for exits by signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// The panic location (`src/main.rs:10:5`), when the stderr of an exit names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub panic: Option<String>,
+}
+
+impl Signature {
+    /// The signature of an outcome.
+    #[must_use]
+    pub fn of(o: &Outcome) -> Self {
+        let mut s = Self {
+            kind: o.kind().to_owned(),
+            code: None,
+            exit_code: None,
+            signal: None,
+            panic: None,
+        };
+        match o {
+            Outcome::InvalidParams { .. } => s.code = Some(-32602),
+            Outcome::InternalError { .. } => s.code = Some(-32603),
+            Outcome::RpcError { code, .. } => s.code = Some(*code),
+            Outcome::Exited { exit, stderr } => {
+                s.exit_code = exit.code;
+                s.signal = exit.signal;
+                s.panic = panic_location(stderr);
+            }
+            _ => {}
+        }
+        s
+    }
+
+    /// Whether `o` fails the same way. A panic location counts only when both sides name one:
+    /// a panic line may be cut from a short stderr tail.
+    #[must_use]
+    pub fn matches(&self, o: &Outcome) -> bool {
+        let other = Self::of(o);
+        self.kind == other.kind
+            && self.code == other.code
+            && self.exit_code == other.exit_code
+            && self.signal == other.signal
+            && (self.panic.is_none() || other.panic.is_none() || self.panic == other.panic)
+    }
+}
+
+/// The location of a Rust panic in stderr: `src/x.rs:10:5` from
+/// `thread 'main' panicked at src/x.rs:10:5:` (the message may hold the input, the place does not).
+fn panic_location(stderr: &[String]) -> Option<String> {
+    stderr.iter().rev().find_map(|line| {
+        let rest = line.split_once("panicked at ")?.1;
+        let rest = rest.trim_end().trim_end_matches(':');
+        // Old format: `panicked at 'message', src/x.rs:10:5`.
+        let place = rest.rsplit_once(", ").map_or(rest, |(_, p)| p);
+        Some(place.to_owned())
+    })
+}
