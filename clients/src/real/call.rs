@@ -5,9 +5,10 @@
 //! how `mcp-fuzz clients --call` sends a canary of a client that can call.
 
 use super::RealClient;
-use super::capture::{CaptureOptions, Prepared, ServerSpec};
+use super::capture::{CaptureOptions, Prepared};
 use super::discover::Installation;
 use super::driver;
+use super::spec::ServerSpec;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 

@@ -30,18 +30,19 @@ mod names;
 mod process;
 mod provider;
 mod scratch;
+mod spec;
 mod stand_in;
 mod tap;
 
 pub use call::{Call, Through, call_through, can_call};
 pub use capture::{
-    Capture, CaptureOptions, CaptureStatus, CapturedTool, ListingFailure, LostTool, ReasonSource,
-    ServerSpec, SubsetServer, capture, capture_all, capture_with,
+    Capture, CaptureOptions, CaptureStatus, ListingFailure, capture, capture_all, capture_with,
 };
 pub use client::RealClient;
 pub use discover::{CLIENTS_DIR_VAR, Installation, Origin, discover, discover_all, search_dirs};
 pub use error::RealError;
 pub(crate) use names::prefix as name_prefix;
 pub use process::{MARKER_VAR, stop_all};
+pub use spec::{CapturedTool, LostTool, ReasonSource, ServerSpec, SubsetServer};
 pub use stand_in::{NOT_CALLED, StandIns, serve_listing, serve_listing_file, write_listing};
 pub use tap::Handshake;

@@ -8,7 +8,7 @@
 //! called); any other request gets -32601. Notifications, responses and lines that are not JSON
 //! are ignored. Synchronous, one line at a time; it ends at end of input.
 
-use super::capture::{ServerSpec, SubsetServer};
+use super::spec::{ServerSpec, SubsetServer};
 use serde_json::{Value, json};
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! answered to each call; a third file gets the server's exit status.
 
 use super::RealError;
-use super::capture::ServerSpec;
+use super::spec::ServerSpec;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -8,9 +8,9 @@ use super::{
     Culprit, Failed, ListingLoss, Outcome, Run, command, drive_agent, index_after_tools, tool,
 };
 use crate::real::RealError;
-use crate::real::capture::{LostTool, ReasonSource};
 use crate::real::names::SERVER_KEY;
 use crate::real::provider::{Provider, Wire};
+use crate::real::spec::{LostTool, ReasonSource};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -6,9 +6,9 @@
 
 use super::{Failed, Outcome, Run, command, drive_agent, quoted, tool};
 use crate::real::RealError;
-use crate::real::capture::{LostTool, ReasonSource};
 use crate::real::names::SERVER_KEY;
 use crate::real::provider::{Provider, Wire};
+use crate::real::spec::{LostTool, ReasonSource};
 use serde_json::Value;
 use std::fmt::Write as _;
 

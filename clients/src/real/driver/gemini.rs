@@ -7,9 +7,9 @@
 
 use super::{Culprit, Failed, ListingLoss, Outcome, Run, command, drive_agent, tool};
 use crate::real::RealError;
-use crate::real::capture::ReasonSource;
 use crate::real::names::SERVER_KEY;
 use crate::real::provider::{Provider, Wire};
+use crate::real::spec::ReasonSource;
 use serde_json::{Value, json};
 
 const DISCOVERY_ERROR: &str = "Error discovering tools from ";

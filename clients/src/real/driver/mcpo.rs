@@ -6,9 +6,9 @@
 
 use super::{Culprit, Failed, ListingLoss, Outcome, Run, command, spawn, timeout, tool};
 use crate::real::RealError;
-use crate::real::capture::ReasonSource;
 use crate::real::http;
 use crate::real::process::{Output, Proc};
+use crate::real::spec::ReasonSource;
 use serde_json::{Map, Value, json};
 use std::net::{SocketAddr, TcpListener};
 use std::thread;

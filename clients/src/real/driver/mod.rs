@@ -8,10 +8,10 @@ mod gemini;
 mod inspector;
 mod mcpo;
 
-use super::capture::{CapturedTool, LostTool, ReasonSource, ServerSpec};
 use super::discover::Installation;
 use super::process::{MARKER_VAR, Proc};
 use super::scratch::Scratch;
+use super::spec::{CapturedTool, LostTool, ReasonSource, ServerSpec};
 use super::tap::Transcript;
 use super::{RealClient, RealError};
 use serde_json::Value;
