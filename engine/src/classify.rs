@@ -222,11 +222,7 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
 const TEXT_CHARS: usize = 2_000;
 
 fn clip(s: &str) -> String {
-    if s.chars().count() > TEXT_CHARS {
-        format!("{}…", s.chars().take(TEXT_CHARS).collect::<String>())
-    } else {
-        s.to_owned()
-    }
+    mcp_fuzz_model::text::clip(s, TEXT_CHARS)
 }
 
 #[cfg(test)]

@@ -223,11 +223,7 @@ fn first_line(s: &str) -> String {
 }
 
 pub(crate) fn clip(s: &str) -> String {
-    if s.chars().count() > 160 {
-        format!("{}…", s.chars().take(160).collect::<String>())
-    } else {
-        s.to_owned()
-    }
+    mcp_fuzz_model::text::clip(s, mcp_fuzz_model::text::LINE)
 }
 
 fn finding(

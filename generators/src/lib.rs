@@ -41,6 +41,7 @@ pub mod pointer;
 pub mod refs;
 mod schema;
 mod shape;
+pub mod text;
 pub mod uri_template;
 mod value;
 

@@ -14,6 +14,7 @@
 //! - [`target`]: the server under test and one exchange with it.
 //! - [`group`]: one finding per cause across tools (a run's last step, and `report merge`'s);
 //!   [`partition`]: the deterministic shards of `--partition`; [`case_file`]: the replayable case.
+//! - [`text`]: the one clip of a long text (the generators crate's, the floor every crate shares).
 //!
 //! ```
 //! use mcp_fuzz_model::finding::{FindingKind, Severity};
@@ -35,3 +36,5 @@ pub mod report;
 pub mod shrink;
 pub mod steps;
 pub mod target;
+
+pub use mcp_fuzz_generators::text;

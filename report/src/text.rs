@@ -1,14 +1,7 @@
 //! Small text helpers shared by the renderers.
 
-/// Characters of a detail shown on one line before it is cut.
-const CLIP: usize = 160;
-
-/// `s`, cut to [`CLIP`] characters with an ellipsis.
+/// `s`, cut to the model's one-line length with an ellipsis (`mcp_fuzz_model::text::clip`).
 #[must_use]
 pub fn clip(s: &str) -> String {
-    if s.chars().count() > CLIP {
-        format!("{}…", s.chars().take(CLIP).collect::<String>())
-    } else {
-        s.to_owned()
-    }
+    mcp_fuzz_model::text::clip(s, mcp_fuzz_model::text::LINE)
 }

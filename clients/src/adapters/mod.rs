@@ -169,12 +169,7 @@ pub(crate) fn transform(
 /// A short, single-line rendering of a value for details.
 pub(crate) fn excerpt(value: &Value) -> String {
     const MAX: usize = 60;
-    let text = value.to_string();
-    if text.chars().count() <= MAX {
-        text
-    } else {
-        format!("{}…", text.chars().take(MAX).collect::<String>())
-    }
+    mcp_fuzz_generators::text::clip(&value.to_string(), MAX)
 }
 
 /// Whether `keyword` validates (is not a pure annotation or structural container we recurse into).

@@ -96,12 +96,7 @@ pub fn call_through(
 }
 
 fn words(text: &str) -> String {
-    let text = text.trim();
-    if text.chars().count() > CLIENT_WORDS {
-        format!("{}…", text.chars().take(CLIENT_WORDS).collect::<String>())
-    } else {
-        text.to_owned()
-    }
+    mcp_fuzz_generators::text::clip(text.trim(), CLIENT_WORDS)
 }
 
 fn failed(f: &driver::Failed) -> String {

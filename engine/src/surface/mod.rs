@@ -465,11 +465,7 @@ fn describe(o: &Outcome) -> String {
 /// validation report.
 pub(crate) fn compact(text: &str) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > 160 {
-        format!("{}…", one.chars().take(160).collect::<String>())
-    } else {
-        one
-    }
+    mcp_fuzz_model::text::clip(&one, mcp_fuzz_model::text::LINE)
 }
 
 /// Whether an outcome is a finding, and which: kind, severity and what happened.

@@ -304,12 +304,7 @@ pub fn outcome_line(f: &ClientFinding) -> String {
 
 /// The first line of `text`, cut at 160 characters.
 fn one_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() > 160 {
-        format!("{}…", line.chars().take(160).collect::<String>())
-    } else {
-        line.to_owned()
-    }
+    crate::text::clip(text.lines().next().unwrap_or_default())
 }
 
 /// Which way a canary cuts, in words.
