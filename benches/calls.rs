@@ -20,8 +20,8 @@
 use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_fuzz_engine::client::Connection;
 use mcp_fuzz_engine::server::{Attempt, Instance, Keep};
+use mcp_fuzz_engine::transport::Connection;
 use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};

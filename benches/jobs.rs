@@ -10,9 +10,9 @@
 use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use mcp_fuzz_engine::config::ShrinkConfig;
 use mcp_fuzz_engine::config::{Campaign, PerTool, RunConfig, Selection};
 use mcp_fuzz_engine::run::run;
-use mcp_fuzz_engine::shrink::ShrinkConfig;
 use std::path::PathBuf;
 use std::time::Duration;
 

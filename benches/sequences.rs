@@ -11,10 +11,10 @@
 use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_fuzz_engine::sequence::exec::{self, Binding, Check, SeqStep};
-use mcp_fuzz_engine::sequence::minimize::{Runner, Target, minimize};
+use mcp_fuzz_engine::config::ShrinkConfig;
+use mcp_fuzz_engine::phase::sequence::exec::{self, Binding, Check, SeqStep};
+use mcp_fuzz_engine::phase::sequence::minimize::{Runner, Target, minimize};
 use mcp_fuzz_engine::server::{Instance, ServerSpec};
-use mcp_fuzz_engine::shrink::ShrinkConfig;
 use serde_json::{Value, json};
 use std::time::Duration;
 

@@ -6,12 +6,12 @@
 use crate::cli::{Format, OutputArgs, RunArgs, TargetArgs};
 use crate::errors::CliError;
 use clap::ValueEnum as _;
-use mcp_fuzz_engine::client::Target;
 use mcp_fuzz_engine::config::{RunConfig, parse_duration};
 use mcp_fuzz_engine::config_file::{
     ConfigFile, Count, DEFAULT_PROFILE, FormatName, Profile, Seconds,
 };
 use mcp_fuzz_engine::server::ServerSpec;
+use mcp_fuzz_engine::transport::Target;
 use std::path::PathBuf;
 use std::time::Duration;
 

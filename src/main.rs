@@ -44,7 +44,7 @@ fn main() -> ExitCode {
 fn kill_servers_on_panic() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        mcp_fuzz_engine::client::kill_all_servers();
+        mcp_fuzz_engine::transport::kill_all_servers();
         mcp_fuzz_clients::real::stop_all();
         default(info);
         #[expect(clippy::print_stderr, reason = "the last words of a crashing run")]

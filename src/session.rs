@@ -8,8 +8,8 @@
 
 use crate::errors::CliError;
 use anyhow::Context as _;
-use mcp_fuzz_engine::client::{ConnectError, Target};
 use mcp_fuzz_engine::server::{Instance, ServerSpec};
+use mcp_fuzz_engine::transport::{ConnectError, Target};
 use std::fmt::Write as _;
 use std::future::Future;
 

@@ -3,10 +3,10 @@
 //! The shape ([`CaseFile`], versioned by [`CASE_VERSION`], described by `docs/case.schema.json`)
 //! is the model's; this module adds the replay, which needs a live server.
 
-use crate::classify::Outcome;
-use crate::client::ConnectError;
 use crate::finding::FindingKind;
+use crate::judge::Outcome;
 use crate::server::{Instance, Keep, ServerSpec, output_validator};
+use crate::transport::ConnectError;
 
 pub use mcp_fuzz_model::case_file::*;
 
@@ -45,9 +45,13 @@ pub async fn replay(case: &CaseFile, server: &ServerSpec) -> Result<Replayed, Co
         let own = output_validator(case.output_schema.as_ref());
         let output = |name: &str| own.as_ref().filter(|_| name == case.tool);
         // A step unanswered for the whole timeout is given up, as the run does.
-        let ran =
-            crate::sequence::exec::replay(&mut instance, &case.sequence, output, server.timeout)
-                .await;
+        let ran = crate::phase::sequence::exec::replay(
+            &mut instance,
+            &case.sequence,
+            output,
+            server.timeout,
+        )
+        .await;
         let calls = ran.runs.len();
         Ok(match (ran.failed, ran.given_up, ran.runs.into_iter().last()) {
             (Some((_, f)), _, _) => Replayed { outcome: f.outcome, failure: Some(f.kind), calls },

@@ -4,7 +4,6 @@
 
 use crate::partition::Partition;
 use crate::server::ServerSpec;
-use crate::shrink::ShrinkConfig;
 use mcp_fuzz_generators::hint::Hint;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
@@ -315,10 +314,29 @@ impl Default for Campaign {
     }
 }
 
+/// How shrinking is bounded.
+#[derive(Debug, Clone)]
+pub struct ShrinkConfig {
+    /// Shrink at all (`--no-shrink` turns it off; the re-runs still happen).
+    pub enabled: bool,
+    /// Time allowed per finding (`--shrink-time`).
+    pub time: Duration,
+    /// Candidate calls allowed per finding (`--max-shrink-steps`).
+    pub max_steps: u32,
+    /// Re-runs of the minimal case, to tell flaky failures from deterministic ones.
+    pub reruns: u32,
+}
+
+impl Default for ShrinkConfig {
+    fn default() -> Self {
+        Self { enabled: true, time: Duration::from_secs(30), max_steps: 200, reruns: 3 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::{ConnectOptions, Target};
+    use crate::transport::{ConnectOptions, Target};
 
     fn cfg(overrides: Vec<ToolOverride>) -> RunConfig {
         RunConfig {

@@ -2,17 +2,17 @@
 //! cases ([`crate::campaign`]), and score. Reads top to bottom: the listing's own findings, then
 //! each tool in listing order, then the server-wide findings and the totals.
 
-use crate::campaign::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
-use crate::classify::Outcome;
-use crate::client::ConnectError;
 use crate::config::{MAX_PAGES, RunConfig};
-use crate::feed::Pool;
 use crate::finding::{FindingKind, Severity, SkipReason};
+use crate::judge::Outcome;
+use crate::phase::sequence::{self, walk::SeqTool};
+use crate::phase::tools::campaign::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
+use crate::phase::tools::feed::Pool;
+use crate::phase::tools::select::Selector;
 use crate::report::{Finding, REPORT_VERSION, Report, Score, ToolReport};
-use crate::select::Selector;
-use crate::sequence::{self, walk::SeqTool};
 use crate::server::{Instance, ListError};
-use crate::tools::ListingProblem;
+use crate::transport::ConnectError;
+use crate::transport::listing::ListingProblem;
 use futures_util::StreamExt;
 use std::borrow::Cow;
 use std::time::Instant;
@@ -194,7 +194,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     let (mut surfaces, mut protocol) = (None, None);
     let beyond = cfg.campaign.beyond;
     if stopped.is_none() && (beyond.prompts || beyond.resources) {
-        let phase = crate::surface::run(cfg, &capabilities, run_deadline).await;
+        let phase = crate::phase::surfaces::run(cfg, &capabilities, run_deadline).await;
         findings.extend(phase.findings);
         phase_restarts += phase.restarts;
         if let Some(s) = &phase.summary {
@@ -211,7 +211,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
             .find(|r| walkable(r))
             .or_else(|| tools.iter().find(|r| r.status.was_called()))
             .map(|r| r.name.as_str());
-        let phase = crate::protocol::run(cfg, tool).await;
+        let phase = crate::phase::protocol::run(cfg, tool).await;
         findings.extend(phase.findings);
         let p = &phase.summary;
         prog.findings = findings.len() as u64;
@@ -224,7 +224,7 @@ pub async fn run(cfg: &RunConfig, mut progress: impl FnMut(Progress)) -> Result<
     }
     findings.extend(stray_finding(&slots));
     // One bug, one finding: a cause seen on several tools, and deaths on a call limit.
-    let (limit, mut proof_calls) = crate::limit::prove(cfg, &findings).await;
+    let (limit, mut proof_calls) = crate::phase::limit::prove(cfg, &findings).await;
     // Failures that need earlier calls: replayed with the calls their process had been sent.
     let replayable = |f: &Finding| {
         f.kind == FindingKind::Flaky && f.evidence.as_ref().is_some_and(|e| e.history.is_some())

@@ -3,9 +3,11 @@
 //! exit or an unanswered hang. This is the engine's probe API: the campaign's workers, shrinking,
 //! `mcp-fuzz call`, `replay` and `clients --call` all call tools through it.
 
-use crate::classify::{Outcome, classify, looks_like_retry, looks_like_upstream};
-use crate::client::{ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target};
-use crate::tools::{Listing, list_all};
+use crate::judge::{Outcome, classify, looks_like_retry, looks_like_upstream};
+use crate::transport::listing::{Listing, list_all};
+use crate::transport::{
+    ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target,
+};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,7 +1,9 @@
-//! How a case was made: its [`Mode`] (boundary, valid or invalid) and its [`CaseLabel`] (the
-//! mutation and pointer of an invalid case, the fed or hinted places of a valid one).
+//! One call to make ([`Case`]) and how it was made: its [`Mode`] (boundary, valid or invalid)
+//! and its [`CaseLabel`] (the mutation and pointer of an invalid case, the fed or hinted places
+//! of a valid one).
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Whether a case's arguments are meant to be accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,4 +84,16 @@ impl std::fmt::Display for CaseLabel {
             }),
         }
     }
+}
+
+/// One call to make.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// How it was made.
+    pub label: CaseLabel,
+    /// The `arguments` object.
+    pub arguments: Map<String, Value>,
+    /// For random cases: the index of the sampler draw that made it, so that its value tree can
+    /// be regenerated from the tool seed to shrink it (see `Sampler::skip`).
+    pub draw: Option<u64>,
 }

@@ -15,8 +15,8 @@ use mcp_fuzz_clients::real::{
     self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, StandIns,
 };
 use mcp_fuzz_clients::{Adapter, Tool, catalogue};
-use mcp_fuzz_engine::classify;
 use mcp_fuzz_engine::config::MAX_PAGES;
+use mcp_fuzz_engine::judge;
 use mcp_fuzz_engine::server::{Keep, ListError};
 use mcp_fuzz_report::clients::canaries::{Plan, Route, direct_outcome, skipped, through_outcome};
 use mcp_fuzz_report::clients::model::{ClientsReport, FailOn, Input, RealClientRun, Served};
@@ -216,10 +216,10 @@ fn load(args: &ClientsArgs) -> anyhow::Result<(Input, Vec<Tool>, Vec<Option<bool
         })
     })?;
     let origin = match &spec.target {
-        mcp_fuzz_engine::client::Target::Stdio { command, .. } => {
+        mcp_fuzz_engine::transport::Target::Stdio { command, .. } => {
             format!("`{}`", command.join(" "))
         }
-        mcp_fuzz_engine::client::Target::Http { url, .. } => format!("`{url}`"),
+        mcp_fuzz_engine::transport::Target::Http { url, .. } => format!("`{url}`"),
     };
     let problems =
         listing.problems.iter().map(|p| serde_json::to_value(p).unwrap_or(Value::Null)).collect();
@@ -303,7 +303,7 @@ fn send_through(
                 Ok(answers) => answers.get(n).cloned().map_or_else(
                     || skipped(&format!("{client} gave no answer for it")),
                     |answer| {
-                        through_outcome(client, answer, &plan.sends[i].witness, classify::response)
+                        through_outcome(client, answer, &plan.sends[i].witness, judge::response)
                     },
                 ),
                 Err(why) => skipped(&format!("{client} could not send it: {why}")),

@@ -5,7 +5,7 @@ use crate::cli::InitArgs;
 use crate::errors::CliError;
 use crate::output::{write_atomically, write_new_atomically};
 use crate::{config, exit_code, session};
-use mcp_fuzz_engine::config_file::{probe, starter};
+use mcp_fuzz_engine::init::{probe, starter};
 use mcp_fuzz_engine::run::RunError;
 use std::io::Write as _;
 

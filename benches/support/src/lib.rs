@@ -2,8 +2,8 @@
 //! started. A crate of its own (not a module each bench includes) so that criterion is in the
 //! workspace's normal dependency graph: see this crate's `Cargo.toml`.
 
-use mcp_fuzz_engine::client::{ConnectOptions, Target};
 use mcp_fuzz_engine::server::ServerSpec;
+use mcp_fuzz_engine::transport::{ConnectOptions, Target};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

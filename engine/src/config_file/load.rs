@@ -136,7 +136,7 @@ impl ConfigFile {
     /// # Errors
     /// No `[server]` table (the flags named no server either), or a header whose variable is
     /// not set.
-    pub fn target(&self) -> Result<crate::client::Target, ConfigError> {
+    pub fn target(&self) -> Result<crate::transport::Target, ConfigError> {
         let file = self.path().map_or(FILE_NAME.to_owned(), |p| p.display().to_string());
         self.server().ok_or(ConfigError::NoServer { file })?.target(self.dir())
     }

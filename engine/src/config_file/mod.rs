@@ -15,7 +15,6 @@ mod load;
 mod resolve;
 mod schema;
 mod server;
-mod starter;
 
 pub use error::ConfigError;
 pub use keys::{
@@ -24,4 +23,3 @@ pub use keys::{
 pub use load::{ConfigFile, DEFAULT_CONFIG, DEFAULT_PROFILE, FILE_NAME};
 pub use schema::json_schema;
 pub use server::{How, ServerTable};
-pub use starter::{PROBE_CASES, Probe, probe, starter};

@@ -2,10 +2,10 @@
 //! the server's limits ([`ServerSpec`]) and the whole [`RunConfig`].
 
 use super::keys::Profile;
-use crate::client::{ConnectOptions, Target};
+use crate::config::ShrinkConfig;
 use crate::config::{Beyond, Campaign, PerTool, RunConfig, Selection, Stateful, ToolHint};
 use crate::server::ServerSpec;
-use crate::shrink::ShrinkConfig;
+use crate::transport::{ConnectOptions, Target};
 use std::time::Duration;
 
 /// A setting the built-in defaults give a value to.
@@ -91,9 +91,9 @@ impl Profile {
 
 #[cfg(test)]
 mod tests {
-    use crate::client::Target;
     use crate::config::ToolOverride;
     use crate::config_file::{ConfigFile, DEFAULT_PROFILE, Seconds};
+    use crate::transport::Target;
     use std::time::Duration;
 
     #[test]

@@ -2,7 +2,7 @@
 //! and the [`Target`] it becomes.
 
 use super::error::ConfigError;
-use crate::client::Target;
+use crate::transport::Target;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -12,11 +12,11 @@
 //!
 //! See: issue 15; <https://modelcontextprotocol.io/specification/2025-11-25>.
 
-use crate::client::excerpt;
-use crate::client::raw::{Heard, RawSession};
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity};
 use crate::report::{CheckStatus, Finding, ProtocolCheck, ProtocolSummary};
+use crate::transport::excerpt;
+use crate::transport::raw::{Heard, RawSession};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -631,7 +631,7 @@ fn message(m: &Value) -> String {
     if let Some(e) = m.get("error") {
         let code = e.get("code").map_or_else(|| "without a code".into(), ToString::to_string);
         let text = e.get("message").and_then(Value::as_str).unwrap_or_default();
-        return format!("error {code}: {}", crate::surface::compact(text));
+        return format!("error {code}: {}", crate::phase::surfaces::compact(text));
     }
     match m.get("result") {
         Some(r) => format!("result {}", excerpt(r)),

@@ -1,7 +1,7 @@
 //! Reading `tools/list` raw: every page (with a repeated-cursor guard and a page cap), and each
 //! tool on its own so that one malformed tool is a finding, never the end of the run.
 
-use crate::client::{Connection, Reply};
+use crate::transport::{Connection, Reply};
 pub use mcp_fuzz_compat::capture::Tool;
 use mcp_fuzz_compat::capture::excerpt;
 use serde_json::{Value, json};

@@ -6,21 +6,9 @@
 use mcp_fuzz_generators::hash::Fnv1a;
 use mcp_fuzz_generators::hint::HintPlan;
 use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-pub use mcp_fuzz_model::case::{CaseLabel, Mode};
-
-/// One call to make.
-#[derive(Debug, Clone)]
-pub struct Case {
-    /// How it was made.
-    pub label: CaseLabel,
-    /// The `arguments` object.
-    pub arguments: Map<String, Value>,
-    /// For random cases: the index of the sampler draw that made it, so that its value tree can
-    /// be regenerated from the tool seed to shrink it (see `Sampler::skip`).
-    pub draw: Option<u64>,
-}
+pub use mcp_fuzz_model::case::{Case, CaseLabel, Mode};
 
 /// Boundary values kept per tool.
 ///

@@ -13,7 +13,7 @@ use super::walk::{SeqTool, Walker};
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity};
 use crate::judge::describe;
-use crate::plan::{CaseLabel, Mode, tool_seed};
+use crate::phase::tools::plan::{CaseLabel, Mode, tool_seed};
 use crate::report::{Evidence, Finding, StateFamily, StateLink, StatefulSummary};
 use crate::server::{Instance, patience};
 use futures_util::future::join_all;
@@ -332,7 +332,7 @@ fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
     for (_, w) in walks {
         steps += w.steps.len() as u64;
         for (s, r) in w.steps.iter().zip(&w.runs) {
-            if r.outcome != crate::classify::Outcome::Ok {
+            if r.outcome != crate::judge::Outcome::Ok {
                 continue;
             }
             for b in s.bindings.iter().filter(|b| !b.altered) {

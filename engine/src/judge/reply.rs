@@ -2,10 +2,10 @@
 //! turned into a polite `isError` result is still a crash; an unreachable backend is not a bug in
 //! input handling; a validation message is graceful.
 
-use crate::client::{Reply, excerpt};
+use crate::transport::{Reply, excerpt};
 use serde_json::Value;
 
-pub use mcp_fuzz_model::outcome::{Outcome, looks_like_validation};
+use mcp_fuzz_model::outcome::{Outcome, looks_like_validation};
 
 /// Markers of a raw exception surfacing as text (JS, Python, Rust, Go, Java).
 const EXCEPTION_MARKERS: &[&str] = &[

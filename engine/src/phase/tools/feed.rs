@@ -6,7 +6,7 @@
 //! simplest boundary case with that property set to each harvested value, kept only when the
 //! generator's oracle accepts it. So a bug that needs a real id is reachable.
 
-use crate::plan::{Case, CaseLabel, Mode};
+use crate::phase::tools::plan::{Case, CaseLabel, Mode};
 use mcp_fuzz_generators::Generator;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -127,7 +127,7 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::plan;
+    use crate::phase::tools::plan::plan;
     use serde_json::json;
 
     #[test]

@@ -2,18 +2,18 @@
 //! case order what a single job would have kept (up to the first stop, leaving out a kind of case
 //! that kept killing or hanging the server), judge, and shrink every failure found on a case.
 
-use crate::classify::Outcome;
-use crate::client::{Late, LateWatch};
 use crate::config::{MAX_RESTARTS_PER_TOOL, RunConfig};
-use crate::feed::Pool;
 use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
+use crate::judge::Outcome;
 use crate::judge::{judge, schema_finding};
-use crate::plan::{Case, Mode, hinted, plan, tool_seed};
+use crate::phase::tools::feed::Pool;
+use crate::phase::tools::plan::{Case, Mode, hinted, plan, tool_seed};
+use crate::phase::tools::shrink::{Subject, shrink};
+use crate::phase::tools::worker::{Done, Shared, Stop, failure_key, finish_waiting, work};
 use crate::report::{Evidence, Finding, ToolReport};
 use crate::server::{Instance, Waiting, output_validator, patience};
-use crate::shrink::{Subject, shrink};
-use crate::tools::Tool;
-use crate::worker::{Done, Shared, Stop, failure_key, finish_waiting, work};
+use crate::transport::listing::Tool;
+use crate::transport::{Late, LateWatch};
 use futures_util::future::join_all;
 use mcp_fuzz_generators::Generator;
 use mcp_fuzz_generators::hint::HintPlan;

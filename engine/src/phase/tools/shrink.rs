@@ -11,10 +11,11 @@
 //! status or signal and the panic location when stderr names one. The search is bounded in calls
 //! and time; the minimal case is then re-run to tell a deterministic failure from a flaky one.
 
-use crate::classify::Outcome;
-use crate::client::{Exchange, human_duration};
-use crate::plan::{Case, CaseLabel, Mode};
+use crate::config::ShrinkConfig;
+use crate::judge::Outcome;
+use crate::phase::tools::plan::{Case, CaseLabel, Mode};
 use crate::server::{Attempt, Called, Instance, Keep, patience};
+use crate::transport::{Exchange, human_duration};
 use futures_util::future::join_all;
 use mcp_fuzz_generators::pointer::push;
 use mcp_fuzz_generators::{Generator, Invalid};
@@ -22,25 +23,6 @@ use proptest::strategy::ValueTree;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-
-/// How shrinking is bounded.
-#[derive(Debug, Clone)]
-pub struct ShrinkConfig {
-    /// Shrink at all (`--no-shrink` turns it off; the re-runs still happen).
-    pub enabled: bool,
-    /// Time allowed per finding (`--shrink-time`).
-    pub time: Duration,
-    /// Candidate calls allowed per finding (`--max-shrink-steps`).
-    pub max_steps: u32,
-    /// Re-runs of the minimal case, to tell flaky failures from deterministic ones.
-    pub reruns: u32,
-}
-
-impl Default for ShrinkConfig {
-    fn default() -> Self {
-        Self { enabled: true, time: Duration::from_secs(30), max_steps: 200, reruns: 3 }
-    }
-}
 
 pub use mcp_fuzz_model::shrink::{ShrinkStats, Signature};
 
@@ -791,7 +773,7 @@ pub(crate) async fn shrink(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::ExitInfo;
+    use crate::transport::ExitInfo;
     use serde_json::json;
 
     #[test]

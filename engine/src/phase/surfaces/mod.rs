@@ -21,12 +21,12 @@ mod prompts;
 mod resources;
 pub(crate) mod shape;
 
-use crate::classify::Outcome;
-use crate::client::Reply;
 use crate::config::{MAX_PAGES, RunConfig};
 use crate::finding::{FindingKind, Severity};
+use crate::judge::Outcome;
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
 use crate::server::Instance;
+use crate::transport::Reply;
 use serde_json::{Map, Value, json};
 use shape::Shape;
 use std::collections::BTreeMap;
@@ -489,7 +489,7 @@ fn verdict(o: &Outcome, intent: Intent, timeout: &str) -> Option<(FindingKind, S
             None => f(FindingKind::ProtocolViolation, Severity::Failure, detail.clone()),
         },
         Outcome::InternalError { message }
-            if intent != Intent::Listed && crate::classify::looks_like_validation(message) =>
+            if intent != Intent::Listed && crate::judge::looks_like_validation(message) =>
         {
             f(
                 FindingKind::InvalidParamsAsInternalError,

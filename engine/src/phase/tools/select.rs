@@ -68,9 +68,9 @@ mod tests {
 
     #[test]
     fn the_gates_apply_in_order_and_the_partition_deals_what_passes() {
-        use crate::client::{ConnectOptions, Target};
         use crate::config::{Campaign, PerTool, Selection, ToolOverride};
         use crate::server::ServerSpec;
+        use crate::transport::{ConnectOptions, Target};
         use std::time::Duration;
         let cfg = RunConfig {
             server: ServerSpec {

@@ -61,7 +61,7 @@ pub(super) async fn run(
                 label: format!("prefix {}", label(&prefix)),
                 shrink: None,
             };
-            let ok = phase.probe(probe).await.is_some_and(|o| o == crate::classify::Outcome::Ok);
+            let ok = phase.probe(probe).await.is_some_and(|o| o == crate::judge::Outcome::Ok);
             let values = phase
                 .last_result
                 .as_ref()

@@ -2,11 +2,11 @@
 //! the same way whatever the input), one finding per identity (the first, simplest case), and
 //! the tool's score.
 
-use crate::classify::Outcome;
 use crate::finding::{FindingKind, Severity, ToolStatus};
-use crate::plan::{Case, Mode};
+use crate::judge::Outcome;
 use crate::report::{Finding, Hinted, MAX_OTHER_CASES, Score, ToolReport};
-use crate::tools::Tool;
+use crate::transport::listing::Tool;
+use mcp_fuzz_model::case::{Case, Mode};
 
 /// Judges one tool's results (in case order): unavailable, or one finding per identity, each
 /// with the index of its case; fills the tool's score.
@@ -334,7 +334,7 @@ pub(crate) fn schema_finding(tool: &str, msg: &str) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{CaseLabel, Mode};
+    use mcp_fuzz_model::case::{CaseLabel, Mode};
     use serde_json::json;
 
     fn invalid(mutation: &str, pointer: &str, args: serde_json::Value) -> Case {

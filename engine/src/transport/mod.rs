@@ -6,6 +6,7 @@
 //! the child's exit status (watched directly, since a grandchild may hold stdout open), junk on
 //! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
 
+pub mod listing;
 mod progress;
 pub mod raw;
 mod wire;

@@ -7,9 +7,10 @@
 //! See: Zeller and Hildebrandt, "Simplifying and Isolating Failure-Inducing Input" (ddmin).
 
 use super::exec::{self, Failure, SeqStep};
+use crate::config::ShrinkConfig;
 use crate::finding::FindingKind;
+use crate::phase::tools::shrink::{ShrinkStats, Signature, candidates, smaller};
 use crate::server::Instance;
-use crate::shrink::{ShrinkConfig, ShrinkStats, Signature, candidates, smaller};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -283,7 +284,7 @@ async fn shrink_arguments(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequence::exec::Binding;
+    use crate::phase::sequence::exec::Binding;
     use serde_json::Map;
 
     fn step(tool: &str, from: &[usize]) -> SeqStep {

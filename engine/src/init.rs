@@ -3,16 +3,16 @@
 //! (which are gated and why), and hint stubs for the properties of the tools whose valid calls
 //! failed in the probe.
 
-use super::keys::KEYS;
-use super::load::{DEFAULT_CONFIG, DEFAULT_PROFILE};
-use crate::client::Target;
+use crate::config::ShrinkConfig;
 use crate::config::{Campaign, PerTool, RunConfig, Selection, Stateful};
+use crate::config_file::KEYS;
+use crate::config_file::{DEFAULT_CONFIG, DEFAULT_PROFILE};
 use crate::finding::{FindingKind, ToolStatus};
 use crate::report::Report;
 use crate::run::{RunError, run};
 use crate::server::{Instance, ListError, ServerSpec};
-use crate::shrink::ShrinkConfig;
-use crate::tools::Tool;
+use crate::transport::Target;
+use crate::transport::listing::Tool;
 use mcp_fuzz_generators::pointer;
 use serde_json::Value;
 use std::collections::BTreeMap;

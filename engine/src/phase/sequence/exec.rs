@@ -4,11 +4,11 @@
 //! the step was made for.
 
 use super::model;
-use crate::classify::Outcome;
-use crate::client::ConnectError;
 use crate::finding::FindingKind;
+use crate::judge::Outcome;
 use crate::server::{Attempt, Instance, Keep};
 pub use crate::steps::{Binding, Check, SeqStep};
+use crate::transport::ConnectError;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -195,7 +195,7 @@ mod tests {
     #[test]
     fn checks_judge_by_what_the_step_was_for() {
         let crash = Outcome::Exited {
-            exit: crate::client::ExitInfo { code: Some(101), signal: None },
+            exit: crate::transport::ExitInfo { code: Some(101), signal: None },
             stderr: Vec::new(),
         };
         let not_found =

@@ -13,9 +13,9 @@
 //!
 //! See: issue 12 (one finding for "dies on call N whatever the input") and issue 13 item 3.
 
-use crate::classify::Outcome;
 use crate::config::RunConfig;
 use crate::group;
+use crate::judge::Outcome;
 use crate::report::Finding;
 use crate::server::{Instance, Keep};
 use std::time::Instant;

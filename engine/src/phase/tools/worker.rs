@@ -9,11 +9,11 @@
 //! that point can only move earlier as results come in, so every case up to the final point is
 //! run by some worker, and the run keeps exactly the results a single job would have kept.
 
-use crate::classify::Outcome;
-use crate::client::LateWatch;
 use crate::config::MAX_RESTARTS_PER_TOOL;
-use crate::plan::Case;
+use crate::judge::Outcome;
+use crate::phase::tools::plan::Case;
 use crate::server::{Attempt, Called, History, Instance, Keep, Waiting, patience};
+use crate::transport::LateWatch;
 use futures_util::future::join_all;
 use serde_json::Value;
 use std::cell::RefCell;

@@ -10,12 +10,12 @@
 use super::exec::SeqStep;
 use super::minimize::{Runner, Target, minimize};
 use super::walk::SeqTool;
-use crate::classify::Outcome;
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity};
+use crate::judge::Outcome;
+use crate::phase::tools::shrink::Signature;
 use crate::report::Finding;
 use crate::server::{Instance, patience};
-use crate::shrink::Signature;
 use std::time::Instant;
 
 /// Flaky findings replayed from their history per run.

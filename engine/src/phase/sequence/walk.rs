@@ -9,7 +9,7 @@
 
 use super::exec::{Binding, Check, SeqStep, StepRun};
 use super::model::{self, Named, Returned, Role};
-use crate::classify::Outcome;
+use crate::judge::Outcome;
 use mcp_fuzz_generators::Generator;
 use serde_json::{Map, Value};
 
@@ -35,7 +35,7 @@ impl SeqTool {
     /// A tool a walk may call, from its listing entry; `None` when its `inputSchema` cannot be
     /// fuzzed.
     #[must_use]
-    pub fn new(tool: &crate::tools::Tool) -> Option<Self> {
+    pub fn new(tool: &crate::transport::listing::Tool) -> Option<Self> {
         let generator = Generator::compile(tool.input()).ok()?;
         let simplest = generator.boundary().ok()?.into_iter().find_map(|v| match v {
             Value::Object(m) => Some(m),
