@@ -261,7 +261,10 @@ fn hints_section(s: &mut String, probe: &Probe) {
         let note = format!(
             "{} of {valid} valid calls succeeded{}",
             line.valid_succeeded.unwrap_or(0),
-            answer.map_or(String::new(), |a| format!(", e.g. {}", quote(&crate::judge::clip(&a))))
+            answer.map_or(String::new(), |a| format!(
+                ", e.g. {}",
+                quote(&crate::judge::words::clip(&a))
+            ))
         );
         failing.push((tool, note, stub_properties(tool.input())));
     }

@@ -6,14 +6,15 @@ use crate::config::{MAX_PAGES, RunConfig};
 use crate::finding::{FindingKind, Severity, SkipReason};
 use crate::judge::Outcome;
 use crate::phase::sequence::{self, walk::SeqTool};
-use crate::phase::tools::campaign::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
 use crate::phase::tools::feed::Pool;
 use crate::phase::tools::select::Selector;
+use crate::phase::tools::start::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
 use crate::report::{Finding, REPORT_VERSION, Report, Score, ToolReport};
 use crate::server::{Instance, ListError};
 use crate::transport::ConnectError;
 use crate::transport::listing::ListingProblem;
 use futures_util::StreamExt;
+use mcp_fuzz_model::outcome::OutcomeKind;
 use std::borrow::Cow;
 use std::time::Instant;
 
@@ -292,7 +293,9 @@ fn tool_done(prog: &mut Progress, progress: &mut impl FnMut(Progress), ran: &Too
 fn walkable(r: &ToolReport) -> bool {
     r.status == crate::finding::ToolStatus::Tested
         && !r.waited
-        && ["timeout", "slow", "upstream-timeout"].iter().all(|k| !r.outcomes.contains_key(*k))
+        && [OutcomeKind::Timeout, OutcomeKind::Slow, OutcomeKind::UpstreamTimeout]
+            .into_iter()
+            .all(|k| !r.saw(k))
 }
 
 /// A tool that is not called, and why.

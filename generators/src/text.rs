@@ -1,5 +1,5 @@
 //! The one way a long text is cut for a message: at a number of characters (never inside one),
-//! with an ellipsis when something was cut.
+//! with an ellipsis when something was cut; and the one way a time reads in words.
 
 /// Characters of a detail shown on one line (a message, a headline) before it is cut.
 pub const LINE: usize = 160;
@@ -17,4 +17,31 @@ pub fn clip(s: &str, max: usize) -> String {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_owned(),
     }
+}
+
+/// Seconds as the largest unit that keeps the number readable.
+///
+/// ```
+/// use mcp_fuzz_generators::text::duration;
+/// assert_eq!(duration(2.5), "2.5 s");
+/// assert_eq!(duration(21.3), "21 s");
+/// assert_eq!(duration(600.0), "10 minutes");
+/// assert_eq!(duration(2_147_483.647), "25 days");
+/// ```
+#[must_use]
+pub fn duration(secs: f64) -> String {
+    const UNITS: [(f64, &str); 5] = [
+        (365.0 * 86_400.0, "years"),
+        (86_400.0, "days"),
+        (3_600.0, "hours"),
+        (60.0, "minutes"),
+        (1.0, "s"),
+    ];
+    for (size, name) in UNITS {
+        if secs >= size * 2.0 || size == 1.0 {
+            let n = secs / size;
+            return if n >= 10.0 { format!("{n:.0} {name}") } else { format!("{n:.1} {name}") };
+        }
+    }
+    unreachable!("the last unit always matches")
 }

@@ -432,7 +432,7 @@ impl FindingKind {
     /// findings of their own).
     #[must_use]
     pub fn of(outcome: &Outcome) -> Self {
-        Self::from_name(outcome.kind())
+        Self::from_name(outcome.kind().as_str())
     }
 
     /// The kind with this documented name; unknown names are kept as [`FindingKind::Other`].

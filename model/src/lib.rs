@@ -5,6 +5,7 @@
 //! read back from JSON (a shard, a baseline) is the same data. Nothing here does I/O, starts a
 //! process or knows a transport.
 //!
+//! - [`facts`]: what the judge and the steps after it learned about a finding, typed.
 //! - [`finding`]: the vocabulary of findings (kinds with their rules, severities, tool statuses,
 //!   skip and stop reasons, a finding's stable identity).
 //! - [`report`]: the run report's documented JSON shape (`docs/report.schema.json`), with its
@@ -14,6 +15,8 @@
 //! - [`target`]: the server under test and one exchange with it.
 //! - [`group`]: one finding per cause across tools (a run's last step, and `report merge`'s);
 //!   [`partition`]: the deterministic shards of `--partition`; [`case_file`]: the replayable case.
+//! - [`wording`]: the tables that tell what an error's text means (exception, upstream,
+//!   retry, validation).
 //! - [`text`]: the one clip of a long text (the generators crate's, the floor every crate shares).
 //!
 //! ```
@@ -28,6 +31,7 @@
 
 pub mod case;
 pub mod case_file;
+pub mod facts;
 pub mod finding;
 pub mod group;
 pub mod outcome;
@@ -36,5 +40,6 @@ pub mod report;
 pub mod shrink;
 pub mod steps;
 pub mod target;
+pub mod wording;
 
 pub use mcp_fuzz_generators::text;

@@ -39,6 +39,11 @@ pub enum Outcome {
         code: i64,
         /// The error's `message`, as sent.
         message: String,
+        /// The message reads as the tool's own refusal of its input (a validation message):
+        /// judged once, when the reply was classified. Not part of the document (a report read
+        /// back says `false`): only live outcomes are judged.
+        #[serde(skip)]
+        refusal: bool,
     },
     /// No answer in time.
     Timeout,
@@ -98,24 +103,83 @@ impl std::fmt::Display for ExitInfo {
     }
 }
 
-impl Outcome {
-    /// The stable kebab-case name.
+/// What kind of outcome a call had: [`Outcome`] without its details.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutcomeKind {
+    /// [`Outcome::Ok`].
+    Ok,
+    /// [`Outcome::ToolError`].
+    ToolError,
+    /// [`Outcome::HandlerException`].
+    HandlerException,
+    /// [`Outcome::InvalidParams`].
+    InvalidParams,
+    /// [`Outcome::InternalError`].
+    InternalError,
+    /// [`Outcome::RpcError`].
+    RpcError,
+    /// [`Outcome::Timeout`].
+    Timeout,
+    /// [`Outcome::UpstreamTimeout`].
+    UpstreamTimeout,
+    /// [`Outcome::Slow`].
+    Slow,
+    /// [`Outcome::Exited`].
+    Exited,
+    /// [`Outcome::ProtocolViolation`].
+    ProtocolViolation,
+    /// [`Outcome::OutputSchemaViolation`].
+    OutputSchemaViolation,
+    /// [`Outcome::Oversize`].
+    Oversize,
+}
+
+impl OutcomeKind {
+    /// The stable kebab-case name, as documents write it.
     #[must_use]
-    pub fn kind(&self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Self::Ok => "ok",
-            Self::ToolError { .. } => "tool-error",
-            Self::HandlerException { .. } => "handler-exception",
-            Self::InvalidParams { .. } => "invalid-params",
-            Self::InternalError { .. } => "internal-error",
-            Self::RpcError { .. } => "rpc-error",
+            Self::ToolError => "tool-error",
+            Self::HandlerException => "handler-exception",
+            Self::InvalidParams => "invalid-params",
+            Self::InternalError => "internal-error",
+            Self::RpcError => "rpc-error",
             Self::Timeout => "timeout",
-            Self::UpstreamTimeout { .. } => "upstream-timeout",
-            Self::Slow { .. } => "slow",
-            Self::Exited { .. } => "exited",
-            Self::ProtocolViolation { .. } => "protocol-violation",
-            Self::OutputSchemaViolation { .. } => "output-schema-violation",
-            Self::Oversize { .. } => "oversize",
+            Self::UpstreamTimeout => "upstream-timeout",
+            Self::Slow => "slow",
+            Self::Exited => "exited",
+            Self::ProtocolViolation => "protocol-violation",
+            Self::OutputSchemaViolation => "output-schema-violation",
+            Self::Oversize => "oversize",
+        }
+    }
+}
+
+impl std::fmt::Display for OutcomeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Outcome {
+    /// The outcome's kind.
+    #[must_use]
+    pub fn kind(&self) -> OutcomeKind {
+        match self {
+            Self::Ok => OutcomeKind::Ok,
+            Self::ToolError { .. } => OutcomeKind::ToolError,
+            Self::HandlerException { .. } => OutcomeKind::HandlerException,
+            Self::InvalidParams { .. } => OutcomeKind::InvalidParams,
+            Self::InternalError { .. } => OutcomeKind::InternalError,
+            Self::RpcError { .. } => OutcomeKind::RpcError,
+            Self::Timeout => OutcomeKind::Timeout,
+            Self::UpstreamTimeout { .. } => OutcomeKind::UpstreamTimeout,
+            Self::Slow { .. } => OutcomeKind::Slow,
+            Self::Exited { .. } => OutcomeKind::Exited,
+            Self::ProtocolViolation { .. } => OutcomeKind::ProtocolViolation,
+            Self::OutputSchemaViolation { .. } => OutcomeKind::OutputSchemaViolation,
+            Self::Oversize { .. } => OutcomeKind::Oversize,
         }
     }
 
@@ -124,7 +188,7 @@ impl Outcome {
     pub fn is_graceful(&self) -> bool {
         match self {
             Self::ToolError { .. } | Self::InvalidParams { .. } => true,
-            Self::RpcError { message, .. } => looks_like_validation(message),
+            Self::RpcError { refusal, .. } => *refusal,
             _ => false,
         }
     }
@@ -140,7 +204,7 @@ impl Outcome {
             | Self::ProtocolViolation { .. }
             | Self::OutputSchemaViolation { .. }
             | Self::Oversize { .. } => true,
-            Self::RpcError { message, .. } => !looks_like_validation(message),
+            Self::RpcError { refusal, .. } => !refusal,
             _ => false,
         }
     }
@@ -186,41 +250,6 @@ impl Outcome {
     }
 }
 
-/// Markers of a raw exception surfacing as text (JS, Python, Rust, Go, Java).
-/// Markers of a validation message.
-const VALIDATION_MARKERS: &[&str] = &[
-    "input validation error",
-    "validation error",
-    "invalid arguments",
-    "invalid argument",
-    "invalid params",
-    "invalid parameter",
-    "invalid input",
-    "invalid value",
-    "invalid type",
-    "-32602",
-    "must be",
-    "is required",
-    "required property",
-    "required field",
-    "missing required",
-    "field required",
-    "expected ",
-    "should be",
-    "not valid",
-    "is not allowed",
-    "additional properties",
-    "unrecognized key",
-    "does not match",
-    "out of range",
-];
-/// Whether a message reads like input validation.
-#[must_use]
-pub fn looks_like_validation(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    VALIDATION_MARKERS.iter().any(|m| lower.contains(m))
-}
-
 impl Outcome {
     /// The cause of a failure, normalised so that one bug gives one text whatever the input:
     /// the kind, the JSON-RPC code, the exception (class and message) or panic location, the
@@ -234,7 +263,9 @@ impl Outcome {
                 Some(site) => format!("{kind}: {exit}: {site}"),
                 None => format!("{kind}: {exit}"),
             },
-            Self::RpcError { code, message } => format!("{kind} {code}: {}", normalise(message)),
+            Self::RpcError { code, message, .. } => {
+                format!("{kind} {code}: {}", normalise(message))
+            }
             Self::HandlerException { text: m }
             | Self::InternalError { message: m }
             | Self::InvalidParams { message: m }
@@ -248,7 +279,7 @@ impl Outcome {
             | Self::Timeout
             | Self::UpstreamTimeout { .. }
             | Self::Slow { .. }
-            | Self::Oversize { .. } => kind.to_owned(),
+            | Self::Oversize { .. } => kind.to_string(),
         }
     }
 
@@ -264,7 +295,7 @@ impl Outcome {
             Self::Exited { exit, stderr } => {
                 crash_site(stderr, Quoted::Kept).map(|site| format!("{kind}: {exit}: {site}"))
             }
-            Self::RpcError { code, message } => {
+            Self::RpcError { code, message, .. } => {
                 specific(message).map(|m| format!("{kind} {code}: {m}"))
             }
             Self::HandlerException { text: m } | Self::InternalError { message: m } => {
@@ -397,7 +428,7 @@ mod tests {
             pv("a line (at byte 9): `junk: 2`").cause()
         );
         assert_eq!(Outcome::Timeout.cause(), "timeout");
-        let rpc = Outcome::RpcError { code: -32000, message: "boom 3".into() };
+        let rpc = Outcome::RpcError { code: -32000, message: "boom 3".into(), refusal: false };
         assert_eq!(rpc.cause(), "rpc-error -32000: boom #");
     }
 }

@@ -5,8 +5,9 @@
 //! The field order of every struct is the order of the JSON document.
 
 use crate::case::CaseLabel;
+use crate::facts::Facts;
 use crate::finding::{FindingKind, Identity, Severity, SkipReason, ToolStatus};
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, OutcomeKind};
 use crate::shrink::ShrinkStats;
 use crate::steps::SeqStep;
 use crate::target::Exchange;
@@ -156,6 +157,17 @@ impl ToolReport {
         self.skip = Some(reason);
     }
 
+    /// Counts one call of the tool whose outcome was of `kind`.
+    pub fn count(&mut self, kind: OutcomeKind) {
+        *self.outcomes.entry(kind.as_str().to_owned()).or_default() += 1;
+    }
+
+    /// Whether some call of the tool had an outcome of `kind`.
+    #[must_use]
+    pub fn saw(&self, kind: OutcomeKind) -> bool {
+        self.outcomes.contains_key(kind.as_str())
+    }
+
     /// Cases executed, all modes.
     #[must_use]
     pub fn total_cases(&self) -> u64 {
@@ -266,6 +278,10 @@ pub struct Finding {
     /// What a case file needs beyond the report (not serialised).
     #[serde(skip)]
     pub evidence: Option<Box<Evidence>>,
+    /// What the judge and the steps after it learned, for findings made from a case: the
+    /// kind, severity and message are derived from them (not serialised; the words stay).
+    #[serde(skip)]
+    pub facts: Option<Box<Facts>>,
 }
 
 /// Other cases of one cause kept on its finding.
@@ -315,6 +331,7 @@ impl Finding {
             minimal_sequence: None,
             extra: Map::new(),
             evidence: None,
+            facts: None,
         }
     }
 

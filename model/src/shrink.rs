@@ -57,7 +57,7 @@ impl Signature {
     #[must_use]
     pub fn of(o: &Outcome) -> Self {
         let mut s = Self {
-            kind: o.kind().to_owned(),
+            kind: o.kind().to_string(),
             code: None,
             exit_code: None,
             signal: None,

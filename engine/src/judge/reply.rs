@@ -1,115 +1,30 @@
 //! Judging one reply by cause, not by transport shape: a handler exception that a high-level SDK
 //! turned into a polite `isError` result is still a crash; an unreachable backend is not a bug in
-//! input handling; a validation message is graceful.
+//! input handling; a validation message is graceful. This is the only place that turns a reply
+//! into an [`Outcome`]: tool calls through [`classify`], the other requests (prompts, resources,
+//! completions) through [`outcome`], and the answers a real client saw through [`response`].
 
+use super::words::compact;
 use crate::transport::{Reply, excerpt};
+use mcp_fuzz_model::outcome::Outcome;
+use mcp_fuzz_model::wording::{
+    looks_like_exception, looks_like_retry, looks_like_upstream, looks_like_validation, stack_frame,
+};
 use serde_json::Value;
 
-use mcp_fuzz_model::outcome::{Outcome, looks_like_validation};
-
-/// Markers of a raw exception surfacing as text (JS, Python, Rust, Go, Java).
-const EXCEPTION_MARKERS: &[&str] = &[
-    "Traceback (most recent call last)",
-    "TypeError",
-    "ReferenceError",
-    "RangeError",
-    "SyntaxError: ",
-    "AttributeError",
-    "KeyError",
-    "IndexError",
-    "NameError",
-    "UnboundLocalError",
-    "ZeroDivisionError",
-    "NullPointerException",
-    "is not a function",
-    "Cannot read properties of",
-    "Cannot read property",
-    "undefined is not",
-    "is not iterable",
-    "has no attribute",
-    "object is not subscriptable",
-    "'NoneType'",
-    "panicked at",
-    "nil pointer dereference",
-    "index out of range",
-];
-
-/// Markers of an unreachable upstream (not a bug in input handling).
-const UPSTREAM_MARKERS: &[&str] = &[
-    "EAI_AGAIN",
-    "ECONNREFUSED",
-    "EHOSTUNREACH",
-    "ENETUNREACH",
-    "ECONNABORTED",
-    "socket hang up",
-    "Could not connect",
-    "could not connect",
-    "Failed to connect",
-    "failed to connect",
-    "network connection",
-    "network error",
-    "Network error",
-    "connection issue",
-    "connection error",
-    "Connection error",
-    "429 Too Many Requests",
-    "500 Internal Server Error from",
-    "ENOTFOUND",
-    "ECONNRESET",
-    "ETIMEDOUT",
-    "getaddrinfo",
-    "fetch failed",
-    "connection refused",
-    "Connection refused",
-    "Name or service not known",
-    "Temporary failure in name resolution",
-    "401 Unauthorized",
-    "403 Forbidden",
-    "Unauthorized",
-    "Forbidden",
-    "502 Bad Gateway",
-    "503 Service Unavailable",
-    "504 Gateway",
-    "API key",
-    "api key",
-    "API_KEY",
-    "api_key",
-    "credentials",
-    "not authenticated",
-];
-
-fn js_stack_frame(text: &str) -> bool {
-    text.lines().any(|l| {
-        let t = l.trim_start();
-        t.starts_with("at ")
-            && (t.contains(".js:")
-                || t.contains(".ts:")
-                || t.contains(".mjs:")
-                || t.contains("node:"))
-    }) || text.lines().any(|l| l.trim_start().starts_with("File \"") && l.contains(", line "))
+/// Who sent the request a reply answers, which decides how its messages are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A `tools/call`: messages as sent (the judge reads them); a timeout while the server's
+    /// stderr names an unreachable upstream is the upstream's.
+    Tool,
+    /// A request beside tools (`prompts/get`, `resources/read`...): messages on one line,
+    /// capped, since JSON-RPC messages often hold a pretty-printed validation report.
+    Surface,
 }
 
-/// Whether a text reads like a raw exception.
-#[must_use]
-pub fn looks_like_exception(text: &str) -> bool {
-    js_stack_frame(text) || EXCEPTION_MARKERS.iter().any(|m| text.contains(m))
-}
-
-/// Whether a text names an unreachable upstream.
-#[must_use]
-pub fn looks_like_upstream(text: &str) -> bool {
-    UPSTREAM_MARKERS.iter().any(|m| text.contains(m))
-}
-
-/// Whether a log line shows a retry loop (`connection error; retrying in 1s`).
-#[must_use]
-pub fn looks_like_retry(line: &str) -> bool {
-    let lower = line.to_lowercase();
-    lower.contains("retrying") || lower.contains("retry in") || lower.contains("will retry")
-}
-
-/// Judges a reply. `output` validates `structuredContent` when the tool declares an
-/// `outputSchema`; `stderr` is the server's last stderr lines (for deaths).
+/// Judges a reply to a `tools/call`. `output` validates `structuredContent` when the tool
+/// declares an `outputSchema`; `stderr` is the server's last stderr lines (for deaths).
 #[must_use]
 pub fn classify(
     reply: Reply,
@@ -118,16 +33,38 @@ pub fn classify(
 ) -> Outcome {
     match reply {
         Reply::Result(v) => classify_result(&v, output),
-        Reply::RpcError { code: -32602, message } => Outcome::InvalidParams { message },
-        Reply::RpcError { code: -32603, message } => Outcome::InternalError { message },
-        Reply::RpcError { code, message } => Outcome::RpcError { code, message },
-        Reply::Timeout(_) => {
+        other => outcome(other, stderr, Caller::Tool),
+    }
+}
+
+/// The outcome of a reply, judged by what it is rather than by what it carries: a result is
+/// [`Outcome::Ok`] here (its shape is the caller's to check: a tool result's by [`classify`]).
+#[must_use]
+pub fn outcome(reply: Reply, stderr: impl FnOnce() -> Vec<String>, caller: Caller) -> Outcome {
+    let text = |message: String| match caller {
+        Caller::Tool => message,
+        Caller::Surface => compact(&message),
+    };
+    match reply {
+        Reply::Result(_) => Outcome::Ok,
+        Reply::RpcError { code: -32602, message } => {
+            Outcome::InvalidParams { message: text(message) }
+        }
+        Reply::RpcError { code: -32603, message } => {
+            Outcome::InternalError { message: text(message) }
+        }
+        Reply::RpcError { code, message } => {
+            let refusal = looks_like_validation(&message);
+            Outcome::RpcError { code, message: text(message), refusal }
+        }
+        Reply::Timeout(_) if caller == Caller::Tool => {
             let stderr = stderr();
             match stderr.iter().rev().find(|l| looks_like_upstream(l) || looks_like_retry(l)) {
                 Some(line) => Outcome::UpstreamTimeout { evidence: clip(line) },
                 None => Outcome::Timeout,
             }
         }
+        Reply::Timeout(_) => Outcome::Timeout,
         Reply::Slow(detail) => Outcome::Slow { detail },
         Reply::Exited(exit) => Outcome::Exited { exit, stderr: stderr() },
         Reply::Oversize(bytes) => Outcome::Oversize { bytes },
@@ -191,9 +128,7 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
             .join("\n");
         // A validation message with a stack trace is still an exception surfacing.
         if looks_like_exception(&text)
-            && !(looks_like_validation(&text)
-                && !js_stack_frame(&text)
-                && !text.contains("Traceback"))
+            && !(looks_like_validation(&text) && !stack_frame(&text) && !text.contains("Traceback"))
         {
             return Outcome::HandlerException { text: clip(&text) };
         }
@@ -228,6 +163,7 @@ fn clip(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_fuzz_model::outcome::OutcomeKind;
     use serde_json::json;
 
     fn result(v: Value) -> Outcome {
@@ -246,7 +182,7 @@ mod tests {
             "Error executing tool shout: 'NoneType' object has no attribute 'upper'",
             "Traceback (most recent call last):\n  File \"server.py\", line 3, in f\nKeyError: 'a'",
         ] {
-            assert_eq!(err_text(t).kind(), "handler-exception", "{t}");
+            assert_eq!(err_text(t).kind(), OutcomeKind::HandlerException, "{t}");
         }
     }
 
@@ -259,7 +195,7 @@ mod tests {
             "email must be a valid email",
         ] {
             let o = err_text(t);
-            assert_eq!(o.kind(), "tool-error", "{t}");
+            assert_eq!(o.kind(), OutcomeKind::ToolError, "{t}");
             assert!(o.is_graceful());
         }
     }
@@ -277,11 +213,11 @@ mod tests {
 
     #[test]
     fn result_shape_breaches_are_protocol_violations() {
-        assert_eq!(result(json!({"isError": true})).kind(), "protocol-violation");
-        assert_eq!(result(json!({})).kind(), "protocol-violation");
-        assert_eq!(result(json!({"content": "text"})).kind(), "protocol-violation");
-        assert_eq!(result(json!(5)).kind(), "protocol-violation");
-        assert_eq!(result(json!({"content": []})).kind(), "ok");
+        assert_eq!(result(json!({"isError": true})).kind(), OutcomeKind::ProtocolViolation);
+        assert_eq!(result(json!({})).kind(), OutcomeKind::ProtocolViolation);
+        assert_eq!(result(json!({"content": "text"})).kind(), OutcomeKind::ProtocolViolation);
+        assert_eq!(result(json!(5)).kind(), OutcomeKind::ProtocolViolation);
+        assert_eq!(result(json!({"content": []})).kind(), OutcomeKind::Ok);
     }
 
     #[test]
@@ -293,9 +229,9 @@ mod tests {
             Some(&v),
             Vec::new,
         );
-        assert_eq!(o.kind(), "output-schema-violation");
+        assert_eq!(o.kind(), OutcomeKind::OutputSchemaViolation);
         let o = classify(Reply::Result(json!({"content": []})), Some(&v), Vec::new);
-        assert_eq!(o.kind(), "output-schema-violation");
+        assert_eq!(o.kind(), OutcomeKind::OutputSchemaViolation);
         let o = classify(
             Reply::Result(json!({"content": [], "structuredContent": {"count": 2}})),
             Some(&v),
@@ -308,9 +244,9 @@ mod tests {
     fn rpc_codes_map_to_kinds() {
         let c =
             |code| classify(Reply::RpcError { code, message: "x".into() }, None, Vec::new).kind();
-        assert_eq!(c(-32602), "invalid-params");
-        assert_eq!(c(-32603), "internal-error");
-        assert_eq!(c(-32000), "rpc-error");
+        assert_eq!(c(-32602), OutcomeKind::InvalidParams);
+        assert_eq!(c(-32603), OutcomeKind::InternalError);
+        assert_eq!(c(-32000), OutcomeKind::RpcError);
     }
 
     #[test]

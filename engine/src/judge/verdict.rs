@@ -1,12 +1,19 @@
 //! Judging one tool's results, in case order: whether the tool is unavailable (every call fails
 //! the same way whatever the input), one finding per identity (the first, simplest case), and
-//! the tool's score.
+//! the tool's score. A finding made from a case says how it was seen ([`Said`]); its words come
+//! from [`super::words`].
 
+use super::words::{self, clip, describe};
 use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::judge::Outcome;
 use crate::report::{Finding, Hinted, MAX_OTHER_CASES, Score, ToolReport};
 use crate::transport::listing::Tool;
 use mcp_fuzz_model::case::{Case, Mode};
+use mcp_fuzz_model::facts::Said;
+use mcp_fuzz_model::outcome::OutcomeKind;
+
+/// A finding with the index of the case it was made from (`None`: about the tool as a whole).
+pub(crate) type Found = (Finding, Option<usize>);
 
 /// Judges one tool's results (in case order): unavailable, or one finding per identity, each
 /// with the index of its case; fills the tool's score.
@@ -15,230 +22,188 @@ pub(crate) fn judge(
     cases: &[Case],
     results: &[(usize, Outcome)],
     tr: &mut ToolReport,
-) -> Vec<(Finding, Option<usize>)> {
-    let mut tool_findings: Vec<(Finding, Option<usize>)> = Vec::new();
-    // Input-independent failure: valid cases fail like the invalid ones, or name an
-    // unreachable upstream.
+) -> Vec<Found> {
+    if let Some(f) = unavailable(tool, cases, results, tr) {
+        return vec![(f, None)];
+    }
+    let mut tool_findings: Vec<Found> = Vec::new();
+    for (i, outcome) in results {
+        let Some(f) = case_verdict(tool, &cases[*i], outcome, tr) else { continue };
+        let by_cause = f.severity == Severity::Failure
+            || matches!(
+                f.kind,
+                FindingKind::NullAsAbsent
+                    | FindingKind::LaxCoercion
+                    | FindingKind::Slow
+                    | FindingKind::UpstreamTimeout
+            );
+        if by_cause {
+            push_by_cause(&mut tool_findings, f, *i);
+        } else {
+            push_once(&mut tool_findings, (f, Some(*i)));
+        }
+    }
+    tr.score = Score::new(tr.graceful, tr.scored).percent;
+    tr.hinted = hinted(cases, results);
+    let note = no_valid_call_succeeded(tool, tr, &tool_findings);
+    tool_findings.extend(note);
+    tool_findings
+}
+
+/// Input-independent failure: valid cases fail like the invalid ones, or name an unreachable
+/// upstream. Only error answers can mean "unavailable": a crash, hang or bad result on every
+/// call is a bug, however uniform. Marks the tool and returns its one finding.
+fn unavailable(
+    tool: &Tool,
+    cases: &[Case],
+    results: &[(usize, Outcome)],
+    tr: &mut ToolReport,
+) -> Option<Finding> {
     let valid_results: Vec<&Outcome> =
         results.iter().filter(|(i, _)| cases[*i].label.mode.is_valid()).map(|(_, o)| o).collect();
-    // Only error answers can mean "unavailable": a crash, hang or bad result on every call is
-    // a bug, however uniform.
     let error_answer = |o: &Outcome| {
         matches!(
             o,
             Outcome::ToolError { .. } | Outcome::InternalError { .. } | Outcome::RpcError { .. }
         )
     };
+    let upstream = valid_results.iter().all(|o| o.names_upstream());
     let unavailable = !valid_results.is_empty()
-        && (valid_results.iter().all(|o| o.names_upstream())
-            || (valid_results.iter().all(|o| error_answer(o)) && same_message(results)));
-    if unavailable {
-        tr.status = ToolStatus::Unavailable;
-        let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
-        let how = if valid_results.iter().all(|o| o.names_upstream()) {
-            "every call fails on an unreachable upstream"
-        } else {
-            "every call fails the same way"
-        };
-        tr.reason = Some(format!("{how}, whatever the input: {msg}"));
-        tool_findings.push((
-            Finding {
-                outcome: valid_results.first().map(|o| (*o).clone()),
-                ..Finding::general(
-                    Some(tool.name.clone()),
-                    FindingKind::ToolUnavailable,
-                    Severity::Warning,
-                    format!(
-                        "{how}, whatever the input (left out of the score{}): {}",
-                        if results.len() < cases.len() {
-                            format!("; called no more after {} calls", results.len())
-                        } else {
-                            String::new()
-                        },
-                        clip(&msg)
-                    ),
-                )
-            },
-            None,
-        ));
-        return tool_findings;
+        && (upstream || (valid_results.iter().all(|o| error_answer(o)) && same_message(results)));
+    if !unavailable {
+        return None;
     }
-    for (i, outcome) in results {
-        let case = &cases[*i];
-        let found = if outcome.is_unjudged() {
-            // Slow work or a dead upstream says nothing about input handling: out of the score.
-            let severity = if matches!(outcome, Outcome::Slow { .. }) {
-                Severity::Warning
-            } else {
-                Severity::Info
-            };
-            Some((FindingKind::of(outcome), severity, describe(outcome)))
-        } else if case.label.mode == Mode::Invalid {
-            if outcome.is_graceful() {
-                tr.graceful += 1;
-                tr.scored += 1;
-                None
-            } else if matches!(outcome, Outcome::Ok) {
-                Some(leniency(tool, case).unwrap_or_else(|| {
-                    (
-                        FindingKind::AcceptsInvalid,
-                        Severity::Warning,
-                        format!("accepted invalid input ({}) without an error", case.label),
-                    )
-                }))
-            } else {
-                tr.scored += 1;
-                Some((
-                    FindingKind::of(outcome),
-                    Severity::Failure,
-                    format!("{} on invalid input ({})", describe(outcome), case.label),
-                ))
-            }
-        } else if matches!(outcome, Outcome::OutputSchemaViolation { .. }) {
-            Some((
-                FindingKind::of(outcome),
-                Severity::Failure,
-                format!(
-                    "the result breaks the tool's outputSchema: {}",
-                    outcome.message().unwrap_or("")
-                ),
-            ))
-        } else if outcome.is_failure() {
-            let on = if case.label.fed.is_some() {
-                format!("valid input ({})", case.label)
-            } else {
-                "valid input".to_owned()
-            };
-            Some((
-                FindingKind::of(outcome),
-                Severity::Failure,
-                format!("{} on {on}", describe(outcome)),
-            ))
-        } else if matches!(outcome, Outcome::Ok) {
-            None
-        } else {
-            Some((
-                FindingKind::ValidCallFailed,
-                Severity::Info,
-                format!(
-                    "valid call failed ({}) - may be a synthetic-input false positive",
-                    describe(outcome)
-                ),
-            ))
-        };
-        if let Some((kind, severity, message)) = found {
-            let f = finding(tool, case, outcome, kind, severity, message);
-            if severity == Severity::Failure
-                || matches!(
-                    f.kind,
-                    FindingKind::NullAsAbsent
-                        | FindingKind::LaxCoercion
-                        | FindingKind::Slow
-                        | FindingKind::UpstreamTimeout
-                )
-            {
-                push_by_cause(&mut tool_findings, f, *i);
-            } else {
-                push_once(&mut tool_findings, (f, Some(*i)));
-            }
+    tr.status = ToolStatus::Unavailable;
+    let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
+    let how = if upstream {
+        "every call fails on an unreachable upstream"
+    } else {
+        "every call fails the same way"
+    };
+    tr.reason = Some(format!("{how}, whatever the input: {msg}"));
+    let called_no_more = if results.len() < cases.len() {
+        format!("; called no more after {} calls", results.len())
+    } else {
+        String::new()
+    };
+    Some(Finding {
+        outcome: valid_results.first().map(|o| (*o).clone()),
+        ..Finding::general(
+            Some(tool.name.clone()),
+            FindingKind::ToolUnavailable,
+            Severity::Warning,
+            format!(
+                "{how}, whatever the input (left out of the score{called_no_more}): {}",
+                clip(&msg)
+            ),
+        )
+    })
+}
+
+/// One case's finding, if its outcome is one; counts the tool's graceful and scored cases.
+fn case_verdict(
+    tool: &Tool,
+    case: &Case,
+    outcome: &Outcome,
+    tr: &mut ToolReport,
+) -> Option<Finding> {
+    let made = |said| {
+        let mut f = finding(tool, case, outcome, FindingKind::of(outcome), Severity::Failure, "");
+        words::said(&mut f, said);
+        Some(f)
+    };
+    if outcome.is_unjudged() {
+        // Slow work or a dead upstream says nothing about input handling: out of the score.
+        return made(Said::Unjudged);
+    }
+    if case.label.mode == Mode::Invalid {
+        if outcome.is_graceful() {
+            tr.graceful += 1;
+            tr.scored += 1;
+            return None;
         }
+        if matches!(outcome, Outcome::Ok) {
+            let (kind, severity, message) = leniency(tool, case).unwrap_or_else(|| {
+                (
+                    FindingKind::AcceptsInvalid,
+                    Severity::Warning,
+                    format!("accepted invalid input ({}) without an error", case.label),
+                )
+            });
+            return Some(finding(tool, case, outcome, kind, severity, &message));
+        }
+        tr.scored += 1;
+        return made(Said::OnInvalid { label: case.label.to_string() });
     }
-    tr.score = Score::new(tr.graceful, tr.scored).percent;
+    if matches!(outcome, Outcome::OutputSchemaViolation { .. }) {
+        return made(Said::OutputSchema);
+    }
+    if outcome.is_failure() {
+        let fed = case.label.fed.is_some().then(|| case.label.to_string());
+        return made(Said::OnValid { fed });
+    }
+    if matches!(outcome, Outcome::Ok) {
+        return None;
+    }
+    let message = format!(
+        "valid call failed ({}) - may be a synthetic-input false positive",
+        describe(outcome, None)
+    );
+    Some(finding(tool, case, outcome, FindingKind::ValidCallFailed, Severity::Info, &message))
+}
+
+/// The valid cases made with value hints, and how many of them succeeded.
+fn hinted(cases: &[Case], results: &[(usize, Outcome)]) -> Option<Hinted> {
     let hinted: Vec<&Outcome> = results
         .iter()
         .filter(|(i, _)| !cases[*i].label.hinted.is_empty())
         .map(|(_, o)| o)
         .collect();
-    if !hinted.is_empty() {
-        tr.hinted = Some(Hinted {
-            calls: hinted.len() as u64,
-            succeeded: hinted.iter().filter(|o| matches!(o, Outcome::Ok)).count() as u64,
-        });
-    }
-    // Valid calls that all ended in graceful errors reached nothing: say so, once per tool (a
-    // failure on a valid case already says more).
+    (!hinted.is_empty()).then(|| Hinted {
+        calls: hinted.len() as u64,
+        succeeded: hinted.iter().filter(|o| matches!(o, Outcome::Ok)).count() as u64,
+    })
+}
+
+/// Valid calls that all ended in graceful errors reached nothing: say so, once per tool (a
+/// failure on a valid case already says more).
+fn no_valid_call_succeeded(tool: &Tool, tr: &ToolReport, found: &[Found]) -> Option<Found> {
     let valid_failure = |f: &Finding| {
         f.severity == Severity::Failure && f.case.as_ref().is_some_and(|c| c.mode.is_valid())
     };
-    if let Some(note) = tr.coverage_note()
-        && !tool_findings.iter().any(|(f, _)| valid_failure(f))
-    {
-        tool_findings.push((
-            Finding::general(
-                Some(tool.name.clone()),
-                FindingKind::NoValidCallSucceeded,
-                Severity::Warning,
-                format!(
-                    "{note}: the score says nothing about this tool's real behaviour; add value \
-                     hints"
-                ),
-            ),
-            None,
-        ));
+    let note = tr.coverage_note()?;
+    if found.iter().any(|(f, _)| valid_failure(f)) {
+        return None;
     }
-    tool_findings
+    let message =
+        format!("{note}: the score says nothing about this tool's real behaviour; add value hints");
+    let kind = FindingKind::NoValidCallSucceeded;
+    Some((Finding::general(Some(tool.name.clone()), kind, Severity::Warning, message), None))
 }
 
 /// All invalid and valid cases failed with the same message: the input does not matter.
 fn same_message(results: &[(usize, Outcome)]) -> bool {
     let mut msgs = results.iter().map(|(_, o)| (o.kind(), o.message().unwrap_or("")));
     let Some(first) = msgs.next() else { return false };
-    first.0 != "ok" && first.0 != "invalid-params" && results.len() >= 2 && msgs.all(|m| m == first)
+    !matches!(first.0, OutcomeKind::Ok | OutcomeKind::InvalidParams)
+        && results.len() >= 2
+        && msgs.all(|m| m == first)
 }
 
-/// What an outcome means, in a few words.
-pub(crate) fn describe(o: &Outcome) -> String {
-    match o {
-        Outcome::Exited { exit, .. } => format!("the server died ({exit})"),
-        Outcome::Timeout => "no answer within the timeout".into(),
-        Outcome::UpstreamTimeout { evidence } => format!(
-            "no answer within the timeout while the server's stderr shows an unreachable upstream: {}",
-            first_line(evidence)
-        ),
-        Outcome::Slow { detail } => format!("too slow: {detail}"),
-        Outcome::HandlerException { text } => {
-            format!("an exception surfaced as a tool error: {}", first_line(text))
-        }
-        Outcome::InternalError { message } => {
-            format!("JSON-RPC internal error -32603: {}", first_line(message))
-        }
-        Outcome::RpcError { code, message } => {
-            format!("JSON-RPC error {code}: {}", first_line(message))
-        }
-        Outcome::ProtocolViolation { detail } => format!("protocol violation: {detail}"),
-        Outcome::Oversize { bytes } => {
-            format!("a {bytes}-byte response, over --max-response-bytes")
-        }
-        Outcome::OutputSchemaViolation { detail } => format!("output-schema violation: {detail}"),
-        Outcome::ToolError { text, .. } => format!("tool error: {}", first_line(text)),
-        Outcome::InvalidParams { message } => format!("invalid params: {}", first_line(message)),
-        Outcome::Ok => "ok".into(),
-    }
-}
-
-/// The first meaningful line: not blank, not a lone brace of a pretty-printed JSON text.
-fn first_line(s: &str) -> String {
-    let meaningful = |l: &&str| !l.trim().is_empty() && !matches!(l.trim(), "{" | "[" | "}" | "]");
-    clip(s.lines().find(meaningful).unwrap_or("").trim())
-}
-
-pub(crate) fn clip(s: &str) -> String {
-    mcp_fuzz_model::text::clip(s, mcp_fuzz_model::text::LINE)
-}
-
+/// A finding about one case of `tool`.
 fn finding(
     tool: &Tool,
     case: &Case,
     outcome: &Outcome,
     kind: FindingKind,
     severity: Severity,
-    message: String,
+    message: &str,
 ) -> Finding {
     Finding {
         case: Some(case.label.clone()),
         arguments: Some(case.arguments.clone()),
         outcome: Some(outcome.clone()),
-        ..Finding::general(Some(tool.name.clone()), kind, severity, message)
+        ..Finding::general(Some(tool.name.clone()), kind, severity, message.to_owned())
     }
 }
 
@@ -294,7 +259,7 @@ fn is_optional(schema: &serde_json::Value, pointer: &str) -> bool {
 
 /// Keeps one failure finding per cause: the first, simplest case, counting the others and
 /// naming the first few.
-fn push_by_cause(list: &mut Vec<(Finding, Option<usize>)>, mut f: Finding, index: usize) {
+fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
     let cause = f.outcome.as_ref().map(Outcome::cause);
     let same = list
         .iter_mut()
@@ -314,7 +279,7 @@ fn push_by_cause(list: &mut Vec<(Finding, Option<usize>)>, mut f: Finding, index
 }
 
 /// Keeps one finding per identity: the first, simplest case.
-fn push_once(list: &mut Vec<(Finding, Option<usize>)>, f: (Finding, Option<usize>)) {
+fn push_once(list: &mut Vec<Found>, f: Found) {
     let identity = f.0.identity();
     if !list.iter().any(|(g, _)| g.identity() == identity) {
         list.push(f);

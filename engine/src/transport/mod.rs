@@ -11,7 +11,6 @@ mod progress;
 pub mod raw;
 mod wire;
 
-pub(crate) use progress::human_duration;
 pub use progress::{Late, LateWatch};
 
 pub use mcp_fuzz_compat::capture::excerpt;

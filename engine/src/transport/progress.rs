@@ -143,7 +143,7 @@ impl Track {
             format!(
                 "about {} in all at the observed rate ({} of {} after {:.1} s, {}/s): it cannot \
                  finish within {} s, so it was cancelled",
-                human_duration(finish),
+                mcp_fuzz_model::text::duration(finish),
                 number(p1),
                 number(total),
                 t1.saturating_duration_since(start).as_secs_f64(),
@@ -157,24 +157,6 @@ impl Track {
 /// A number as a person reads it: integers without a fraction.
 fn number(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e17 { format!("{x:.0}") } else { format!("{x:.1}") }
-}
-
-/// Seconds as the largest unit that keeps the number readable.
-pub(crate) fn human_duration(secs: f64) -> String {
-    const UNITS: [(f64, &str); 5] = [
-        (365.0 * 86_400.0, "years"),
-        (86_400.0, "days"),
-        (3_600.0, "hours"),
-        (60.0, "minutes"),
-        (1.0, "s"),
-    ];
-    for (size, name) in UNITS {
-        if secs >= size * 2.0 || size == 1.0 {
-            let n = secs / size;
-            return if n >= 10.0 { format!("{n:.0} {name}") } else { format!("{n:.1} {name}") };
-        }
-    }
-    unreachable!("the last unit always matches")
 }
 
 /// How a call given up on at its timeout ended later, watched until `--max-call-time`.
@@ -296,13 +278,5 @@ mod tests {
         assert_eq!(t.unbounded(start, Duration::from_secs(60)), None);
         let (start, t) = track(&[(0, 0.0), (500, 1.0), (1000, 2.0)], 180.0);
         assert!(t.unbounded(start, Duration::from_secs(60)).is_some());
-    }
-
-    #[test]
-    fn durations_read_in_the_largest_sensible_unit() {
-        assert_eq!(human_duration(2.5), "2.5 s");
-        assert_eq!(human_duration(21.3), "21 s");
-        assert_eq!(human_duration(600.0), "10 minutes");
-        assert_eq!(human_duration(2_147_483.647), "25 days");
     }
 }

@@ -211,5 +211,5 @@ pub fn outcome_line(o: &Outcome) -> String {
             .join(", "),
         _ => String::new(),
     };
-    if detail.is_empty() { o.kind().to_owned() } else { format!("{} ({detail})", o.kind()) }
+    if detail.is_empty() { o.kind().to_string() } else { format!("{} ({detail})", o.kind()) }
 }

@@ -631,7 +631,7 @@ fn message(m: &Value) -> String {
     if let Some(e) = m.get("error") {
         let code = e.get("code").map_or_else(|| "without a code".into(), ToString::to_string);
         let text = e.get("message").and_then(Value::as_str).unwrap_or_default();
-        return format!("error {code}: {}", crate::phase::surfaces::compact(text));
+        return format!("error {code}: {}", crate::judge::words::compact(text));
     }
     match m.get("result") {
         Some(r) => format!("result {}", excerpt(r)),

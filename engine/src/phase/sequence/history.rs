@@ -11,11 +11,13 @@ use super::exec::SeqStep;
 use super::minimize::{Runner, Target, minimize};
 use super::walk::SeqTool;
 use crate::config::RunConfig;
-use crate::finding::{FindingKind, Severity};
+use crate::finding::FindingKind;
 use crate::judge::Outcome;
+use crate::judge::learn;
 use crate::phase::tools::shrink::Signature;
 use crate::report::Finding;
 use crate::server::{Instance, patience};
+use mcp_fuzz_model::facts::{Fact, NeedsCalls};
 use std::time::Instant;
 
 /// Flaky findings replayed from their history per run.
@@ -75,16 +77,8 @@ pub async fn settle(
         if m.reproduced < m.reruns || a_count {
             continue;
         }
-        f.kind = target.kind;
-        f.severity = Severity::Failure;
         f.flaky = Some(false);
-        f.message = format!(
-            "{}; it needs earlier calls: {} call(s) from a fresh process fail the same way every \
-             time ({} before it in the process's history)",
-            f.message.split("; it did not fail again").next().unwrap_or(&f.message),
-            m.steps.len(),
-            steps.len() - 1
-        );
+        learn(f, Fact::NeedsCalls(NeedsCalls { steps: m.steps.len(), before: steps.len() - 1 }));
         f.minimal_arguments = m.steps.last().map(|s| s.arguments.clone());
         f.shrink = Some(m.stats());
         f.death_calls.clear();

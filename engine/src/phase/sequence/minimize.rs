@@ -134,7 +134,7 @@ pub async fn minimize(
             // Show the steps as a failing run sent and ended them (bound values included).
             for (step, run) in m.steps.iter_mut().zip(runs) {
                 step.arguments = run.arguments;
-                step.outcome = Some(run.outcome.kind().to_owned());
+                step.outcome = Some(run.outcome.kind().to_string());
             }
         }
     }

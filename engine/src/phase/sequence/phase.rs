@@ -140,7 +140,7 @@ async fn walk<'v>(
         else {
             break;
         };
-        step.outcome = Some(run.outcome.kind().to_owned());
+        step.outcome = Some(run.outcome.kind().to_string());
         step.arguments.clone_from(&run.arguments);
         w.failed = exec::judge(&step, &run.outcome);
         w.steps.push(step);
@@ -165,7 +165,7 @@ fn finding(
     let alone_call = m.steps.len() == 1 && m.steps[0].bindings.is_empty();
     let shown = minimal.as_deref().unwrap_or(&w.steps);
     let message = if alone_call {
-        format!("{} on valid input, a call of the sequence phase", describe(&failure.outcome))
+        format!("{} on valid input, a call of the sequence phase", describe(&failure.outcome, None))
     } else {
         message(failure, shown, m.reproduced, m.reruns)
     };
@@ -205,7 +205,7 @@ fn message(failure: &Failure, steps: &[SeqStep], reproduced: u32, reruns: u32) -
             .and_then(|b| steps.get(b.step))
             .map_or("an earlier call", |p| p.tool.as_str())
     };
-    let what = describe(&failure.outcome);
+    let what = describe(&failure.outcome, None);
     let head = match failure.kind {
         FindingKind::UseAfterDelete => {
             let deleter = steps

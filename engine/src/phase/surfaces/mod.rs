@@ -23,10 +23,12 @@ pub(crate) mod shape;
 
 use crate::config::{MAX_PAGES, RunConfig};
 use crate::finding::{FindingKind, Severity};
-use crate::judge::Outcome;
+use crate::judge::words::{compact, describe_request};
+use crate::judge::{Caller, Outcome, looks_like_validation, outcome};
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
 use crate::server::Instance;
 use crate::transport::Reply;
+use mcp_fuzz_model::outcome::OutcomeKind;
 use serde_json::{Map, Value, json};
 use shape::Shape;
 use std::collections::BTreeMap;
@@ -203,8 +205,8 @@ impl Phase<'_, '_> {
         match reply {
             Reply::Result(v) => Ok(v),
             other => {
-                let outcome = outcome_of(other, stderr);
-                let what = describe(&outcome);
+                let outcome = outcome(other, || stderr, Caller::Surface);
+                let what = describe_request(&outcome);
                 if matches!(outcome, Outcome::Exited { .. } | Outcome::Timeout) {
                     let mut f = Finding::general(
                         None,
@@ -244,22 +246,22 @@ impl Phase<'_, '_> {
         if !self.open() {
             return None;
         }
-        let outcome = self.send(&probe, &probe.params.clone()).await?;
+        let judged = self.send(&probe, &probe.params.clone()).await?;
+        let outcome = &judged.outcome;
         if matches!(outcome, Outcome::Timeout) {
             self.hangs += 1;
         }
         let item = &mut self.items(probe.surface.kind)[probe.item];
         item.requests += 1;
-        *item.outcomes.entry(outcome.kind().to_owned()).or_default() += 1;
-        match &outcome {
+        *item.outcomes.entry(outcome.kind().to_string()).or_default() += 1;
+        match outcome {
             Outcome::Ok => item.succeeded += 1,
             Outcome::InvalidParams { .. }
             | Outcome::InternalError { .. }
             | Outcome::RpcError { .. } => item.errors += 1,
             _ => {}
         }
-        if let Some((kind, severity, what)) = verdict(&outcome, probe.intent, &self.timeout_text())
-        {
+        if let Some((kind, severity, what)) = verdict(&judged, probe.intent, &self.timeout_text()) {
             let key = (probe.surface.to_string(), kind.as_str().to_owned());
             if let Some(&at) = self.seen.get(&key) {
                 self.findings[at].occurrences += 1;
@@ -269,10 +271,10 @@ impl Phase<'_, '_> {
                 self.findings.push(finding);
             }
         }
-        Some(outcome)
+        Some(judged.outcome)
     }
 
-    async fn send(&mut self, probe: &Probe, params: &Value) -> Option<Outcome> {
+    async fn send(&mut self, probe: &Probe, params: &Value) -> Option<Judged> {
         let (reply, stderr) = self.request(probe.method, params.clone()).await.ok()?;
         self.summary.requests += 1;
         self.last_result = match &reply {
@@ -359,7 +361,7 @@ impl Phase<'_, '_> {
             && self.cfg.campaign.shrink.enabled
             && let Some((args, build)) = &probe.shrink
         {
-            let kind = f.outcome.as_ref().map(Outcome::kind).unwrap_or_default();
+            let kind = f.outcome.as_ref().map(Outcome::kind);
             let smaller = self.shrink(probe, args.clone(), *build, kind).await;
             if &smaller != args {
                 f.request = Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
@@ -375,7 +377,7 @@ impl Phase<'_, '_> {
         probe: &Probe,
         mut args: Map<String, Value>,
         build: Rebuild,
-        kind: &str,
+        kind: Option<OutcomeKind>,
     ) -> Map<String, Value> {
         let mut steps = 0;
         let mut progress = true;
@@ -389,7 +391,7 @@ impl Phase<'_, '_> {
                 let Some(o) = self.send(probe, &build(probe, &candidate)).await else {
                     return args;
                 };
-                if o.kind() == kind {
+                if Some(o.outcome.kind()) == kind {
                     args = candidate;
                     progress = true;
                     break;
@@ -419,57 +421,33 @@ fn smaller(args: &Map<String, Value>) -> Vec<Map<String, Value>> {
     out
 }
 
-/// Judges a reply to a surface request.
-fn judge(reply: Reply, stderr: Vec<String>, shape: Shape) -> Outcome {
+/// A reply to a surface request, judged: its outcome, and whether a breach of its result's
+/// shape is a minor one (a warning).
+pub(crate) struct Judged {
+    pub outcome: Outcome,
+    pub minor: bool,
+}
+
+/// Judges a reply to a surface request: a result by its shape, anything else as every reply is.
+fn judge(reply: Reply, stderr: Vec<String>, shape: Shape) -> Judged {
     match reply {
         Reply::Result(v) => match shape::check(shape, &v) {
-            None => Outcome::Ok,
-            Some(b) if b.minor => {
-                Outcome::ProtocolViolation { detail: format!("(minor) {}", b.detail) }
+            None => Judged { outcome: Outcome::Ok, minor: false },
+            Some(b) => {
+                Judged { outcome: Outcome::ProtocolViolation { detail: b.detail }, minor: b.minor }
             }
-            Some(b) => Outcome::ProtocolViolation { detail: b.detail },
         },
-        other => outcome_of(other, stderr),
+        other => Judged { outcome: outcome(other, || stderr, Caller::Surface), minor: false },
     }
-}
-
-/// The outcome of a reply that is not a result.
-fn outcome_of(reply: Reply, stderr: Vec<String>) -> Outcome {
-    match reply {
-        Reply::Result(_) => Outcome::Ok,
-        Reply::RpcError { code: -32602, message } => {
-            Outcome::InvalidParams { message: compact(&message) }
-        }
-        Reply::RpcError { code: -32603, message } => {
-            Outcome::InternalError { message: compact(&message) }
-        }
-        Reply::RpcError { code, message } => Outcome::RpcError { code, message: compact(&message) },
-        Reply::Timeout(_) => Outcome::Timeout,
-        Reply::Slow(detail) => Outcome::Slow { detail },
-        Reply::Exited(exit) => Outcome::Exited { exit, stderr },
-        Reply::Oversize(bytes) => Outcome::Oversize { bytes },
-        Reply::Protocol(detail) => Outcome::ProtocolViolation { detail },
-    }
-}
-
-/// An outcome in words.
-fn describe(o: &Outcome) -> String {
-    match o {
-        Outcome::Exited { exit, .. } => format!("the server process ended ({exit})"),
-        Outcome::Timeout => "no answer within the timeout".into(),
-        other => other.message().map_or_else(|| other.kind().to_owned(), ToOwned::to_owned),
-    }
-}
-
-/// A server's message on one line, capped: JSON-RPC messages often hold a pretty-printed
-/// validation report.
-pub(crate) fn compact(text: &str) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    mcp_fuzz_model::text::clip(&one, mcp_fuzz_model::text::LINE)
 }
 
 /// Whether an outcome is a finding, and which: kind, severity and what happened.
-fn verdict(o: &Outcome, intent: Intent, timeout: &str) -> Option<(FindingKind, Severity, String)> {
+fn verdict(
+    judged: &Judged,
+    intent: Intent,
+    timeout: &str,
+) -> Option<(FindingKind, Severity, String)> {
+    let o = &judged.outcome;
     let f = |k, s, w: String| Some((k, s, w));
     match o {
         Outcome::Exited { exit, .. } => {
@@ -484,12 +462,12 @@ fn verdict(o: &Outcome, intent: Intent, timeout: &str) -> Option<(FindingKind, S
             Severity::Failure,
             format!("a {bytes}-byte answer, over --max-response-bytes"),
         ),
-        Outcome::ProtocolViolation { detail } => match detail.strip_prefix("(minor) ") {
-            Some(d) => f(FindingKind::ProtocolViolation, Severity::Warning, d.to_owned()),
-            None => f(FindingKind::ProtocolViolation, Severity::Failure, detail.clone()),
-        },
+        Outcome::ProtocolViolation { detail } => {
+            let severity = if judged.minor { Severity::Warning } else { Severity::Failure };
+            f(FindingKind::ProtocolViolation, severity, detail.clone())
+        }
         Outcome::InternalError { message }
-            if intent != Intent::Listed && crate::judge::looks_like_validation(message) =>
+            if intent != Intent::Listed && looks_like_validation(message) =>
         {
             f(
                 FindingKind::InvalidParamsAsInternalError,
@@ -538,12 +516,14 @@ mod tests {
     #[test]
     fn minus_32603_is_a_failure_only_on_what_the_server_listed() {
         let o = Outcome::InternalError { message: "boom".into() };
+        let judged = |outcome| Judged { outcome, minor: false };
+        let o = judged(o);
         assert_eq!(verdict(&o, Intent::Listed, "10 s").map(|v| v.1), Some(Severity::Failure));
         assert_eq!(verdict(&o, Intent::Odd, "10 s").map(|v| v.1), Some(Severity::Warning));
-        assert_eq!(verdict(&Outcome::Ok, Intent::Odd, "10 s"), None);
+        assert_eq!(verdict(&judged(Outcome::Ok), Intent::Odd, "10 s"), None);
         let refused = Outcome::InvalidParams { message: "no".into() };
-        assert_eq!(verdict(&refused, Intent::Valid, "10 s"), None, "a refusal is graceful");
-        let lenient = verdict(&Outcome::Ok, Intent::Invalid, "10 s").expect("finding");
+        assert_eq!(verdict(&judged(refused), Intent::Valid, "10 s"), None, "a refusal is graceful");
+        let lenient = verdict(&judged(Outcome::Ok), Intent::Invalid, "10 s").expect("finding");
         assert_eq!((lenient.0, lenient.1), (FindingKind::AcceptsInvalid, Severity::Warning));
     }
 }

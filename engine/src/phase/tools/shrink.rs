@@ -15,10 +15,11 @@ use crate::config::ShrinkConfig;
 use crate::judge::Outcome;
 use crate::phase::tools::plan::{Case, CaseLabel, Mode};
 use crate::server::{Attempt, Called, Instance, Keep, patience};
-use crate::transport::{Exchange, human_duration};
+use crate::transport::Exchange;
 use futures_util::future::join_all;
 use mcp_fuzz_generators::pointer::push;
 use mcp_fuzz_generators::{Generator, Invalid};
+use mcp_fuzz_model::facts::Scaling;
 use proptest::strategy::ValueTree;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -283,75 +284,6 @@ pub(crate) struct Shrunk {
     pub scaling: Option<Scaling>,
 }
 
-/// How the time of a call follows one number of its input: smaller values of it, all else equal,
-/// were answered in times that fall on one line with it. The evidence that a "hang" is work the
-/// input asked for (`duration: 821` seconds) rather than a call that never ends.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scaling {
-    /// JSON pointer of the number in the arguments (`/duration`).
-    pub pointer: String,
-    /// `(value, seconds)` of the answered calls, the largest value first.
-    pub points: Vec<(f64, f64)>,
-    /// The value in the case that got no answer.
-    pub value: f64,
-    /// The time that case would take on that line, in seconds.
-    pub estimate: f64,
-}
-
-impl Scaling {
-    /// Fits a line through three answered calls (values decreasing): the two slopes must agree
-    /// (within a factor of about 1.4) and be positive, and the times must differ by a margin
-    /// that timer noise does not reach.
-    #[must_use]
-    pub fn fit(pointer: String, points: [(f64, f64); 3], value: f64) -> Option<Self> {
-        let [(v1, t1), (v2, t2), (v3, t3)] = points;
-        if !(value > v1 && v1 > v2 && v2 > v3) || t1 - t3 < MIN_SPREAD {
-            return None;
-        }
-        let (s1, s2) = ((t1 - t2) / (v1 - v2), (t2 - t3) / (v2 - v3));
-        if s1 <= 0.0 || s2 <= 0.0 || !(0.7..=1.45).contains(&(s1 / s2)) {
-            return None;
-        }
-        let slope = (t1 - t3) / (v1 - v3);
-        let estimate = t1 + slope * (value - v1);
-        Some(Self { pointer, points: points.to_vec(), value, estimate })
-    }
-
-    /// What the finding says: `the time follows /duration: 0.80 s at 0.8, ...`.
-    #[must_use]
-    pub fn describe(&self, max_call_time: Duration) -> String {
-        let points: Vec<String> =
-            self.points.iter().map(|(v, t)| format!("{t:.2} s at {}", short(*v))).collect();
-        let limit = max_call_time.as_secs_f64();
-        let past = if self.estimate > limit {
-            format!("past --max-call-time {limit} s")
-        } else {
-            format!("within --max-call-time {limit} s")
-        };
-        // A top-level property by its name, anything deeper by its pointer.
-        let name = self.pointer.strip_prefix('/').filter(|n| !n.contains('/'));
-        format!(
-            "slow by input, not hung: the time follows `{}` ({}), so about {} at {}, {past}",
-            name.unwrap_or(&self.pointer),
-            points.join(", "),
-            human_duration(self.estimate),
-            short(self.value)
-        )
-    }
-}
-
-/// A number as a person reads it: integers without a fraction, else at most 3 decimals.
-fn short(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let s = format!("{x:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
-}
-
-/// How far apart the fastest and the slowest of the three timed calls must be, in seconds.
-const MIN_SPREAD: f64 = 0.06;
 /// How many numbers of a hanging case are probed for [`Scaling`].
 const SCALING_LEAVES: usize = 2;
 /// How many eighths down a number is probed (8^5: from an hour to a tenth of a second).
@@ -790,7 +722,7 @@ mod tests {
             !Signature::of(&a).matches(&exit(101, "thread 'main' panicked at src/main.rs:99:1:"))
         );
         assert!(!Signature::of(&a).matches(&exit(3, "")));
-        let rpc = |code| Outcome::RpcError { code, message: "x".into() };
+        let rpc = |code| Outcome::RpcError { code, message: "x".into(), refusal: false };
         assert!(Signature::of(&rpc(-32000)).matches(&rpc(-32000)));
         assert!(!Signature::of(&rpc(-32000)).matches(&rpc(-32001)));
         assert!(!Signature::of(&Outcome::Timeout).matches(&Outcome::Ok));
@@ -812,31 +744,6 @@ mod tests {
             .filter(|&n| n > 0 && n < 500)
             .collect();
         assert_eq!(cuts, [250, 375, 438, 469, 485, 493, 497, 499], "a bisection over the length");
-    }
-
-    #[test]
-    fn a_hang_is_slow_by_input_only_when_its_time_falls_on_a_line_with_one_number() {
-        let fit = |points, value| Scaling::fit("/duration".into(), points, value);
-        // Proportional (server-everything's `duration`), and affine with a start-up cost.
-        let s = fit([(0.8, 0.81), (0.4, 0.41), (0.2, 0.21)], 821.0).expect("a line");
-        assert!((s.estimate - 821.0).abs() < 5.0, "{s:?}");
-        assert!(fit([(0.8, 1.31), (0.4, 0.91), (0.2, 0.71)], 100.0).is_some(), "affine");
-        assert!(
-            s.describe(Duration::from_secs(20)).starts_with(
-                "slow by input, not hung: the time follows `duration` (0.81 s at 0.8, 0.41 s at \
-                 0.4, 0.21 s at 0.2), so about 14 minutes at 821, past --max-call-time 20 s"
-            ),
-            "{}",
-            s.describe(Duration::from_secs(20))
-        );
-        // A constant time (the hang is a threshold, not work), noise, a time that falls as the
-        // number grows, and a curve whose two slopes disagree are not.
-        assert!(fit([(0.8, 0.3), (0.4, 0.3), (0.2, 0.3)], 3600.0).is_none(), "constant");
-        assert!(fit([(0.8, 0.13), (0.4, 0.11), (0.2, 0.10)], 3600.0).is_none(), "noise");
-        assert!(fit([(0.8, 0.2), (0.4, 0.4), (0.2, 0.8)], 100.0).is_none(), "falling");
-        assert!(fit([(0.8, 2.0), (0.4, 0.3), (0.2, 0.2)], 100.0).is_none(), "a knee");
-        // The hanging value must lie beyond the answered ones.
-        assert!(fit([(0.8, 0.81), (0.4, 0.41), (0.2, 0.21)], 0.5).is_none());
     }
 
     #[test]
