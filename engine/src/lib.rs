@@ -10,7 +10,8 @@
 //! - [`server`]: a server spec and a live [`server::Instance`] that calls, judges and restarts:
 //!   the probe API every command calls tools through.
 //! - [`phase`]: the phases of a run (tools, sequences, surfaces, protocol checks).
-//! - [`run`] drives the phases over the listing and groups the findings into the report.
+//! - [`run`] drives the phases over the listing and groups the findings into the report;
+//!   [`events`] is what it tells as it goes.
 //! - [`config`] is what a run is asked to do; [`config_file`] reads `mcp-fuzz.toml` (profiles,
 //!   per-tool overrides, value hints); [`init`] writes `mcp-fuzz init`'s starter file.
 //! - [`finding`] (the vocabulary), [`report`] (the documented JSON shape), [`group`],
@@ -21,6 +22,7 @@
 pub mod case_file;
 pub mod config;
 pub mod config_file;
+pub mod events;
 pub mod init;
 pub mod judge;
 pub mod phase;

@@ -10,8 +10,9 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::case_file::CaseFile;
 use mcp_fuzz_engine::config::RunConfig;
+use mcp_fuzz_engine::events::{PhaseFinished, RunEvent, RunEventKind, Totals};
 use mcp_fuzz_engine::report::Report;
-use mcp_fuzz_engine::run::{Progress, RunError, run as run_campaign};
+use mcp_fuzz_engine::run::{RunError, run as run_campaign};
 use mcp_fuzz_report::run::{baseline, render};
 use std::io::IsTerminal as _;
 use std::io::Write as _;
@@ -36,14 +37,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
     let panic_after =
         std::env::var("__MCP_FUZZ_TEST_PANIC_AFTER_CASES").ok().and_then(|v| v.parse::<u64>().ok());
     let outcome = session::block_on(async {
-        Ok(run_campaign(&cfg, |p| {
+        Ok(run_campaign(&cfg, |e: &RunEvent| {
             assert!(
-                panic_after.is_none_or(|n| p.done < n),
+                panic_after.is_none_or(|n| e.totals.cases_done < n),
                 "__MCP_FUZZ_TEST_PANIC_AFTER_CASES reached"
             );
-            show_progress(bar.as_ref(), &p);
+            show_progress(bar.as_ref(), &e.totals);
             if let Some(l) = lines.as_mut() {
-                l.update(&p);
+                l.update(e);
             }
         })
         .await)
@@ -85,11 +86,11 @@ fn progress_bar(stdout_is_machine: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn show_progress(bar: Option<&ProgressBar>, p: &Progress) {
+fn show_progress(bar: Option<&ProgressBar>, t: &Totals) {
     if let Some(b) = bar {
-        b.set_length(p.planned);
-        b.set_position(p.done);
-        b.set_message(format!("{} findings, {} restarts", p.findings, p.restarts));
+        b.set_length(t.cases_planned);
+        b.set_position(t.cases_done);
+        b.set_message(format!("{} findings, {} restarts", t.findings, t.restarts));
     }
 }
 
@@ -108,17 +109,23 @@ impl ProgressLines {
         Self { started: now, last: now }
     }
 
-    fn update(&mut self, p: &Progress) {
+    fn update(&mut self, e: &RunEvent) {
         let elapsed = self.started.elapsed().as_secs_f64();
-        let line = if let Some(tool) = &p.finished_tool {
+        let t = &e.totals;
+        let finished = match &e.kind {
+            RunEventKind::ToolFinished { tool } => Some(tool.clone()),
+            RunEventKind::PhaseFinished(phase) => Some(phase_words(phase)),
+            RunEventKind::CasesPlanned | RunEventKind::CaseFinished => None,
+        };
+        let line = if let Some(what) = finished {
             format!(
-                "mcp-fuzz: {tool} done; {} tool(s), {} cases, {} findings, {} restarts so far ({elapsed:.1}s)",
-                p.tools_done, p.done, p.findings, p.restarts
+                "mcp-fuzz: {what} done; {} tool(s), {} cases, {} findings, {} restarts so far ({elapsed:.1}s)",
+                t.tools_done, t.cases_done, t.findings, t.restarts
             )
         } else if self.last.elapsed() >= Self::EVERY {
             format!(
                 "mcp-fuzz: {} of {} planned cases, {} findings so far ({elapsed:.1}s)",
-                p.done, p.planned, p.findings
+                t.cases_done, t.cases_planned, t.findings
             )
         } else {
             return;
@@ -126,6 +133,20 @@ impl ProgressLines {
         self.last = Instant::now();
         // A closed stderr is no reason to stop the run.
         let _ = writeln!(std::io::stderr(), "{line}");
+    }
+}
+
+/// A phase after the tools, in the words of a progress line.
+fn phase_words(phase: &PhaseFinished) -> String {
+    match phase {
+        PhaseFinished::Sequences { walks } => format!("sequence phase ({walks} walks)"),
+        PhaseFinished::SequencesSkipped => "sequence phase (skipped: nothing to chain)".into(),
+        PhaseFinished::Surfaces { requests } => {
+            format!("prompts and resources ({requests} requests)")
+        }
+        PhaseFinished::Protocol { passed, failed, skipped } => {
+            format!("protocol checks ({passed} passed, {failed} failed, {skipped} skipped)")
+        }
     }
 }
 

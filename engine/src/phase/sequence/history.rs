@@ -15,8 +15,9 @@ use crate::finding::FindingKind;
 use crate::judge::Outcome;
 use crate::judge::learn;
 use crate::phase::tools::shrink::Signature;
-use crate::report::Finding;
+use crate::report::{Finding, ToolReport};
 use crate::server::{Instance, patience};
+use crate::transport::listing::Listing;
 use mcp_fuzz_model::facts::{Fact, NeedsCalls};
 use std::time::Instant;
 
@@ -29,13 +30,22 @@ const MAX_REPLAYED: usize = 8;
 /// Replays the histories of `findings`' flaky failures (those not on the call `limit`) and
 /// turns the ones that fail the same way every time into failures with their sequence.
 /// Returns the calls and restarts it made.
-pub async fn settle(
+pub(crate) async fn settle(
     cfg: &RunConfig,
-    tools: &[SeqTool],
+    listing: &Listing,
+    reports: &[ToolReport],
     findings: &mut [Finding],
     limit: Option<u64>,
     deadline: Option<Instant>,
 ) -> (u64, u64) {
+    // The tools the tools phase called.
+    let tools: Vec<SeqTool> = listing
+        .tools
+        .iter()
+        .filter(|t| reports.iter().any(|r| r.name == t.name && r.status.was_called()))
+        .filter_map(SeqTool::new)
+        .collect();
+    let tools = tools.as_slice();
     let mut slot = Instance::new(&cfg.server, None);
     let output = |name: &str| tools.iter().find(|t| t.name == name).and_then(|t| t.output.as_ref());
     let valid = |name: &str, v: &serde_json::Value| {

@@ -11,9 +11,12 @@ use super::minimize::{Minimized, Runner, Target, minimize};
 use super::model::{self, Role};
 use super::walk::{SeqTool, Walker};
 use crate::config::RunConfig;
+use crate::events::PhaseFinished;
 use crate::finding::{FindingKind, Severity};
 use crate::judge::describe;
 use crate::phase::tools::plan::{CaseLabel, Mode, tool_seed};
+use crate::phase::tools::walkable;
+use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Evidence, Finding, StateFamily, StateLink, StatefulSummary};
 use crate::server::{Instance, patience};
 use futures_util::future::join_all;
@@ -27,8 +30,8 @@ struct Walked {
     failed: Option<Failure>,
 }
 
-/// What the phase gives the run.
-pub struct PhaseResult {
+/// What the walks give the phase.
+struct PhaseResult {
     /// Failures that need earlier calls, one per cause.
     pub findings: Vec<Finding>,
     /// The phase's section of the report.
@@ -39,10 +42,41 @@ pub struct PhaseResult {
     pub restarts: u64,
 }
 
-/// Runs the phase over `tools`; `existing` are the run's findings so far (a failure that one
-/// call on a fresh process shows again, and that the run already reported, is not reported
-/// twice).
-pub async fn run(
+/// Runs the phase over the tools the tools phase called to the end, if any: skipped when no
+/// value returned by one tool could be taken by another.
+pub(crate) async fn run(sofar: &Sofar<'_>) -> Option<PhaseOutcome> {
+    let walkable: Vec<SeqTool> = sofar
+        .listing
+        .tools
+        .iter()
+        .filter(|t| sofar.tools.iter().any(|r| r.name == t.name && walkable(r)))
+        .filter_map(SeqTool::new)
+        .collect();
+    if walkable.is_empty() {
+        return None;
+    }
+    if let Some(why) = nothing_to_chain(&walkable, sofar.pool.names()) {
+        return Some(PhaseOutcome {
+            findings: Vec::new(),
+            calls: 0,
+            restarts: 0,
+            section: Section::Stateful(skipped(&walkable, why)),
+            finished: Some(PhaseFinished::SequencesSkipped),
+        });
+    }
+    let walked = walk_all(sofar.cfg, &walkable, sofar.findings, sofar.deadline).await;
+    Some(PhaseOutcome {
+        findings: walked.findings,
+        calls: walked.calls,
+        restarts: walked.restarts,
+        finished: Some(PhaseFinished::Sequences { walks: walked.summary.sequences }),
+        section: Section::Stateful(walked.summary),
+    })
+}
+
+/// Walks over `tools`; `existing` are the run's findings so far (a failure that one call on a
+/// fresh process shows again, and that the run already reported, is not reported twice).
+async fn walk_all(
     cfg: &RunConfig,
     tools: &[SeqTool],
     existing: &[Finding],

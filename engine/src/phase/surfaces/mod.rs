@@ -22,9 +22,11 @@ mod resources;
 pub(crate) mod shape;
 
 use crate::config::{MAX_PAGES, RunConfig};
+use crate::events::PhaseFinished;
 use crate::finding::{FindingKind, Severity};
 use crate::judge::words::{compact, describe_request};
 use crate::judge::{Caller, Outcome, looks_like_validation, outcome};
+use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
 use crate::server::Instance;
 use crate::transport::Reply;
@@ -35,7 +37,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// What the phase found and did.
-pub struct Surfaces {
+struct Surfaces {
     /// The report's `surfaces` section (`None` when the server offers none of them).
     pub summary: Option<SurfacesSummary>,
     /// Its findings.
@@ -102,7 +104,19 @@ pub(crate) struct Phase<'c, 's> {
 }
 
 /// Runs the phase on a server process of its own.
-pub async fn run(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instant>) -> Surfaces {
+pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
+    let called = call_all(sofar.cfg, sofar.capabilities, sofar.deadline).await;
+    PhaseOutcome {
+        findings: called.findings,
+        calls: 0,
+        restarts: called.restarts,
+        finished: called.summary.as_ref().map(|s| PhaseFinished::Surfaces { requests: s.requests }),
+        section: Section::Surfaces(called.summary),
+    }
+}
+
+/// Calls the prompts, resources, templates and completions the server declares.
+async fn call_all(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instant>) -> Surfaces {
     let beyond = cfg.campaign.beyond;
     let offers = |cap: &str| capabilities.get(cap).is_some_and(|c| !c.is_null());
     let mut phase = Phase {

@@ -1,7 +1,7 @@
 //! The tools phase: each selected tool ([`select`]) gets its cases planned ([`plan`], [`feed`]),
 //! sent to the server instances ([`worker`], from [`start`]), and is finished ([`finish`]): its
 //! results rebuilt in case order ([`collect`]), judged, its timeouts settled ([`timeouts`]) and
-//! every failure shrunk ([`shrink`]).
+//! every failure shrunk ([`shrink`]). [`run`] takes the tools in listing order.
 
 pub(crate) mod collect;
 pub mod feed;
@@ -12,3 +12,219 @@ pub mod shrink;
 pub(crate) mod start;
 pub(crate) mod timeouts;
 pub(crate) mod worker;
+
+use crate::config::RunConfig;
+use crate::events::{Events, RunEventKind};
+use crate::finding::{FindingKind, Severity, SkipReason, StopReason, ToolStatus};
+use crate::judge::Outcome;
+use crate::report::{Finding, ToolReport};
+use crate::server::Instance;
+use crate::transport::listing::Listing;
+use feed::Pool;
+use futures_util::StreamExt;
+use mcp_fuzz_model::outcome::OutcomeKind;
+use select::Selector;
+use start::{Begun, Context, Started, ToolEvent, ToolRun, start_tool};
+use std::borrow::Cow;
+use std::time::Instant;
+
+/// Tools finishing at once at the end of the phase, each with a server process of its own.
+///
+/// Why: each waits mostly for hung calls, so more at once cost little time; eight bound the
+/// processes a server with many hanging tools gets started at once.
+const MAX_FINISHING: usize = 8;
+
+/// What the tools phase gives the run.
+pub(crate) struct ToolsOutcome {
+    /// Each tool's line, in listing order.
+    pub reports: Vec<ToolReport>,
+    /// Their findings, in listing order.
+    pub findings: Vec<Finding>,
+    /// Why the campaign stopped, if it did.
+    pub stop: Option<StopReason>,
+    /// The values harvested from results (for the sequence phase).
+    pub pool: Pool,
+    /// `tools/call` requests made.
+    pub calls: u64,
+    /// Server restarts.
+    pub restarts: u64,
+    /// The breaches of the wire protocol outside any call on its server processes, as one
+    /// server-wide finding (the run places it after every phase's findings).
+    pub stray: Option<Finding>,
+}
+
+/// Runs every listed tool in listing order on `first` and the other `--jobs` instances; the
+/// tools left waiting only for hung calls finish together at the end. `failures` counts the
+/// failure findings before the phase (for `--max-failures`).
+pub(crate) async fn run<'s>(
+    cfg: &'s RunConfig,
+    listing: &Listing,
+    first: Instance<'s>,
+    deadline: Option<Instant>,
+    mut failures: usize,
+    events: &mut Events<'_>,
+) -> ToolsOutcome {
+    let mut slots: Vec<Instance<'s>> = std::iter::once(first)
+        .chain((1..cfg.campaign.jobs.max(1)).map(|_| Instance::new(&cfg.server, None)))
+        .collect();
+    let mut findings = Vec::new();
+    // Each tool's line and findings, in listing order (`None` while its finishing waits).
+    let mut runs: Vec<Option<ToolRun>> = Vec::new();
+    let mut deferred: Vec<(usize, Box<Started<'_>>, Cow<'_, RunConfig>)> = Vec::new();
+    let mut selector = Selector::new(cfg);
+    let mut seen: Vec<&str> = Vec::new();
+    let mut pool = Pool::default();
+    let mut stopped = None;
+    let over = |report| Some(ToolRun { report, findings: Vec::new(), stop: None, late_cases: 0 });
+    for tool in &listing.tools {
+        if seen.contains(&tool.name.as_str()) {
+            findings.push(duplicate(&tool.name));
+            continue;
+        }
+        seen.push(&tool.name);
+        if let Some(reason) = selector.skip(&tool.name, tool.read_only_hint()) {
+            runs.push(over(skipped(&tool.name, reason)));
+            continue;
+        }
+        if stopped.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
+            stopped = Some(StopReason::TimeBudget);
+        }
+        if let Some(why) = stopped {
+            runs.push(over(skipped(&tool.name, SkipReason::NotReached(why))));
+            continue;
+        }
+        let mut on_event = |e: ToolEvent| match e {
+            ToolEvent::Planned(n) => {
+                events.tell(RunEventKind::CasesPlanned, |t| t.cases_planned += n)
+            }
+            ToolEvent::CaseFinished => {
+                events.tell(RunEventKind::CaseFinished, |t| t.cases_done += 1)
+            }
+        };
+        // The tool's own timeout and cases (per-tool overrides in the config file).
+        let tool_cfg = cfg.for_tool(&tool.name);
+        for slot in &mut slots {
+            slot.set_timeout(tool_cfg.server.timeout);
+        }
+        let ctx = Context {
+            cfg: &tool_cfg,
+            slots: &mut slots,
+            pool: &mut pool,
+            run_deadline: deadline,
+            failures_so_far: failures,
+            on_event: &mut on_event,
+        };
+        let ran = match start_tool(ctx, tool).await {
+            Begun::Over(ran) => ran,
+            // What is left is waiting for hangs: that waits until the end of the phase, where
+            // the tools' waits overlap (a stop on failures needs each tool judged in turn).
+            Begun::Started(started)
+                if cfg.campaign.max_failures.is_none() && started.only_waits() =>
+            {
+                runs.push(None);
+                deferred.push((runs.len() - 1, started, tool_cfg));
+                continue;
+            }
+            Begun::Started(started) => started.finish(&tool_cfg, &mut slots[0], deadline).await,
+        };
+        failures += ran.findings.iter().filter(|f| f.severity == Severity::Failure).count();
+        stopped = stopped.or(ran.stop);
+        let restarts = slots.iter().map(|s| s.restarts).sum();
+        events.count(|t| t.restarts = restarts);
+        tool_done(events, &ran);
+        runs.push(Some(ran));
+    }
+    // The tools left waiting finish together, each on a server instance of its own (their
+    // shrinking and re-runs call the server), in listing order as they end.
+    let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started, c)| {
+        let mut slot = Instance::new(&cfg.server, None);
+        slot.set_timeout(c.server.timeout);
+        async move {
+            let ran = started.finish(&c, &mut slot, deadline).await;
+            (at, ran, slot)
+        }
+    }))
+    .buffered(MAX_FINISHING);
+    while let Some((at, ran, slot)) = finishing.next().await {
+        events.count(|t| t.restarts += slot.restarts);
+        tool_done(events, &ran);
+        stopped = stopped.or(ran.stop);
+        runs[at] = Some(ran);
+        slots.push(slot);
+    }
+    drop(finishing);
+    let mut reports = Vec::new();
+    for ran in runs.into_iter().flatten() {
+        findings.extend(ran.findings);
+        reports.push(ran.report);
+    }
+    let (mut calls, mut restarts) = (0, 0);
+    for slot in &mut slots {
+        slot.close().await;
+        calls += slot.calls;
+        restarts += slot.restarts;
+    }
+    let stray = stray_finding(&slots);
+    ToolsOutcome { reports, findings, stop: stopped, pool, calls, restarts, stray }
+}
+
+/// Tells the events that a tool is done.
+fn tool_done(events: &mut Events<'_>, ran: &ToolRun) {
+    let (found, late) = (ran.findings.len() as u64, ran.late_cases);
+    let tool = ran.report.name.clone();
+    events.tell(RunEventKind::ToolFinished { tool }, |t| {
+        t.findings += found;
+        t.cases_done += late;
+        t.tools_done += 1;
+    });
+}
+
+/// Whether a later phase may call a tool: the tools phase called it to the end, and none of
+/// its calls hung or outlasted its patience (a walk would wait on it).
+pub(crate) fn walkable(r: &ToolReport) -> bool {
+    r.status == ToolStatus::Tested
+        && !r.waited
+        && [OutcomeKind::Timeout, OutcomeKind::Slow, OutcomeKind::UpstreamTimeout]
+            .into_iter()
+            .all(|k| !r.saw(k))
+}
+
+/// A tool that is not called, and why.
+fn skipped(name: &str, reason: SkipReason) -> ToolReport {
+    let mut tr = ToolReport::new(name);
+    tr.skip(reason);
+    tr
+}
+
+/// The finding of a name the listing holds twice.
+fn duplicate(name: &str) -> Finding {
+    Finding::general(
+        Some(name.to_owned()),
+        FindingKind::DuplicateTool,
+        Severity::Warning,
+        "tools/list lists this name more than once; only the first is called".into(),
+    )
+}
+
+/// One server-wide finding for the breaches of the stdio framing or of JSON-RPC that belong to
+/// no call (a banner at start-up, log lines between calls, replies to notifications).
+fn stray_finding(slots: &[Instance<'_>]) -> Option<Finding> {
+    let (mut count, mut first) = (0, Vec::new());
+    for slot in slots {
+        let (n, some) = slot.stray_violations();
+        count += n;
+        first.extend(some.into_iter().filter(|d| !first.contains(d)).collect::<Vec<_>>());
+    }
+    let head = first.first()?.clone();
+    Some(Finding {
+        outcome: Some(Outcome::ProtocolViolation { detail: first.join("\n") }),
+        ..Finding::general(
+            None,
+            FindingKind::ProtocolViolation,
+            Severity::Failure,
+            format!(
+                "{count} breach(es) of the wire protocol outside any call, first: {head}; stdout carries only MCP messages, one per line, and notifications get no answer"
+            ),
+        )
+    })
+}

@@ -576,129 +576,164 @@ pub(crate) async fn shrink(
         let timeout = search.slot.timeout();
         search.screen = Some(patience(timeout));
     }
-    let mut shrinkable = cfg.enabled;
-    if cfg.enabled && !timing {
-        // Does the failure show again where it was seen? If not, on a fresh process? Then every
-        // candidate needs one; if neither, there is nothing to shrink against.
-        let here = search.call(&case.arguments, Keep::default(), false).await;
-        if !here.is_some_and(|c| search.signature.matches(&c.outcome)) {
-            let fresh = search.call(&case.arguments, Keep::default(), true).await;
-            search.fresh = fresh.is_some_and(|c| search.signature.matches(&c.outcome));
-            shrinkable = search.fresh;
-        }
-    }
+    let shrinkable = cfg.enabled && (timing || search.fails_again().await);
     if shrinkable && timing {
         search.probe_scaling(&original).await;
     }
     if shrinkable {
-        // The value tree of a random case, regenerated from its draw.
-        if let Some(draw) = case.draw {
-            let mut sampler = subject.generator.sampler(subject.tool_seed);
-            sampler.skip(draw);
-            let tree: Option<Box<dyn Tree>> = if case.label.mode == Mode::Invalid {
-                let mutation = case.label.mutation.clone().unwrap_or_default();
-                sampler
-                    .invalid_tree()
-                    .ok()
-                    .map(|t| Box::new(InvalidTree(t, mutation)) as Box<dyn Tree>)
-            } else {
-                sampler.valid_tree().ok().map(|t| Box::new(ValidTree(t)) as Box<dyn Tree>)
+        if let Some(smaller) = search.walk_tree(&original).await {
+            best = smaller;
+        }
+        best = search.edit(best).await;
+    }
+    let Value::Object(minimal) = best else { unreachable!("candidates are objects") };
+    search.rerun(minimal, timing, cfg.reruns).await
+}
+
+/// What the re-runs of the minimal case kept: the evidence for the case file, and whether a
+/// fresh process failed another way.
+#[derive(Default)]
+struct Reran {
+    exchange: Option<Exchange>,
+    stderr: Vec<String>,
+    outcome: Option<Outcome>,
+    fresh_clean: bool,
+}
+
+impl Search<'_, '_> {
+    /// Whether the failure shows again where it was seen, or else on a fresh process (then
+    /// every candidate needs one); if neither, there is nothing to shrink against.
+    async fn fails_again(&mut self) -> bool {
+        let arguments = &self.subject.case.arguments;
+        let here = self.call(arguments, Keep::default(), false).await;
+        if here.is_some_and(|c| self.signature.matches(&c.outcome)) {
+            return true;
+        }
+        let fresh = self.call(arguments, Keep::default(), true).await;
+        self.fresh = fresh.is_some_and(|c| self.signature.matches(&c.outcome));
+        self.fresh
+    }
+
+    /// Walks the value tree of a random case, regenerated from its draw, with proptest's
+    /// `simplify`/`complicate`: the smallest value on it that still fails, if any did.
+    async fn walk_tree(&mut self, original: &Value) -> Option<Value> {
+        let (case, subject) = (self.subject.case, self.subject);
+        let mut sampler = subject.generator.sampler(subject.tool_seed);
+        sampler.skip(case.draw?);
+        let tree: Option<Box<dyn Tree>> = if case.label.mode == Mode::Invalid {
+            let mutation = case.label.mutation.clone().unwrap_or_default();
+            sampler.invalid_tree().ok().map(|t| Box::new(InvalidTree(t, mutation)) as Box<dyn Tree>)
+        } else {
+            sampler.valid_tree().ok().map(|t| Box::new(ValidTree(t)) as Box<dyn Tree>)
+        };
+        let mut tree = tree.filter(|t| t.current().as_ref() == Some(original))?;
+        let mut best = None;
+        let mut more = tree.simplify();
+        while more && !self.spent() {
+            let failed = match tree.current() {
+                Some(c) if c.is_object() => self.fails(&c).await,
+                _ => false,
             };
-            if let Some(mut tree) = tree.filter(|t| t.current().as_ref() == Some(&original)) {
-                let mut more = tree.simplify();
-                while more && !search.spent() {
-                    let failed = match tree.current() {
-                        Some(c) if c.is_object() => search.fails(&c).await,
-                        _ => false,
-                    };
-                    if failed {
-                        best = tree.current().expect("just checked");
-                        more = tree.simplify();
-                    } else {
-                        more = tree.complicate();
-                    }
-                }
+            if failed {
+                best = tree.current();
+                more = tree.simplify();
+            } else {
+                more = tree.complicate();
             }
         }
-        // Structural edits, for every case.
-        let rule = Admissible::new(subject.generator, &case.label, &case.arguments);
+        best
+    }
+
+    /// Structural edits of `best` that the generator's oracle admits, while one still fails:
+    /// the smallest found.
+    async fn edit(&mut self, mut best: Value) -> Value {
+        let case = self.subject.case;
+        let rule = Admissible::new(self.subject.generator, &case.label, &case.arguments);
         loop {
             let mut found = None;
             for c in candidates(&best) {
-                if search.spent() {
+                if self.spent() {
                     break;
                 }
-                if smaller(&c, &best) && rule.admits(&c) && search.fails(&c).await {
+                if smaller(&c, &best) && rule.admits(&c) && self.fails(&c).await {
                     found = Some(c);
                     break;
                 }
             }
             match found {
                 Some(c) => best = c,
-                None => break,
+                None => return best,
             }
         }
     }
-    // Re-runs: deterministic or flaky, and the exchange for the case file.
-    let Value::Object(mut minimal) = best else { unreachable!("candidates are objects") };
-    let (mut exchange, mut stderr, mut outcome) = (None, Vec::new(), None);
-    let keep = Keep { exchange: true, ..Keep::default() };
-    let mut fresh_clean = true;
-    let mut judge_rerun = |search: &mut Search<'_, '_>, c: Called, fresh: bool| {
-        search.stats.reruns += 1;
-        search.stats.fresh_reruns += u32::from(fresh);
-        let same = search.signature.matches(&c.outcome);
+
+    /// Re-runs the minimal case: deterministic or flaky, the exchange for the case file, and
+    /// whether it needs earlier calls.
+    async fn rerun(mut self, mut minimal: Map<String, Value>, timing: bool, reruns: u32) -> Shrunk {
+        let case = self.subject.case;
+        let keep = Keep { exchange: true, ..Keep::default() };
+        let mut kept = Reran { fresh_clean: true, ..Reran::default() };
+        if self.scaling.is_some() {
+            // Slow by input: the case stands as it was sent, and nothing waits out a timeout
+            // again.
+            minimal = case.arguments.clone();
+        } else if timing {
+            // All at once: each waits out the whole timeout. A minimal case that a screened
+            // candidate made but that never hangs for the whole timeout gives way to the
+            // original.
+            for arguments in [minimal.clone(), case.arguments.clone()] {
+                for c in concurrent_reruns(&mut self, &arguments, keep, reruns).await {
+                    self.judge_rerun(&mut kept, c, false);
+                }
+                minimal = arguments;
+                if self.stats.reproduced > 0 || minimal == case.arguments {
+                    break;
+                }
+                self.stats.reruns = 0;
+            }
+        } else {
+            // The last re-run is on a fresh process (unless every one is), and its evidence
+            // wins when it fails: it shows the bug without the state earlier calls left.
+            let fresh_last = !self.fresh;
+            for k in 0..reruns + u32::from(fresh_last) {
+                let fresh = self.fresh || (fresh_last && k == reruns);
+                let Some(c) = self.call(&minimal, keep, fresh).await else { break };
+                self.judge_rerun(&mut kept, c, fresh);
+            }
+        }
+        let stats = self.stats;
+        let flaky = (stats.reruns > 0).then_some(stats.reproduced < stats.reruns);
+        let needs_history =
+            stats.fresh_reruns > 0 && stats.fresh_reproduced == 0 && kept.fresh_clean;
+        Shrunk {
+            minimal,
+            stats,
+            flaky,
+            exchange: kept.exchange,
+            stderr: kept.stderr,
+            outcome: kept.outcome,
+            needs_history,
+            poisons: self.fresh,
+            scaling: self.scaling,
+        }
+    }
+
+    /// Counts one re-run and keeps its evidence when it failed the same way (or none is kept
+    /// yet).
+    fn judge_rerun(&mut self, kept: &mut Reran, c: Called, fresh: bool) {
+        self.stats.reruns += 1;
+        self.stats.fresh_reruns += u32::from(fresh);
+        let same = self.signature.matches(&c.outcome);
         if same {
-            search.stats.reproduced += 1;
-            search.stats.fresh_reproduced += u32::from(fresh);
+            self.stats.reproduced += 1;
+            self.stats.fresh_reproduced += u32::from(fresh);
         } else if fresh && c.outcome.is_failure() {
             // A fresh process that fails another way says nothing about earlier calls.
-            fresh_clean = false;
+            kept.fresh_clean = false;
         }
-        if same || outcome.is_none() {
-            (exchange, stderr, outcome) = (c.exchange, c.stderr, Some(c.outcome));
+        if same || kept.outcome.is_none() {
+            (kept.exchange, kept.stderr, kept.outcome) = (c.exchange, c.stderr, Some(c.outcome));
         }
-    };
-    if search.scaling.is_some() {
-        // Slow by input: the case stands as it was sent, and nothing waits out a timeout again.
-        minimal = case.arguments.clone();
-    } else if timing {
-        // All at once: each waits out the whole timeout. A minimal case that a screened
-        // candidate made but that never hangs for the whole timeout gives way to the original.
-        for arguments in [minimal.clone(), case.arguments.clone()] {
-            for c in concurrent_reruns(&mut search, &arguments, keep, cfg.reruns).await {
-                judge_rerun(&mut search, c, false);
-            }
-            minimal = arguments;
-            if search.stats.reproduced > 0 || minimal == case.arguments {
-                break;
-            }
-            search.stats.reruns = 0;
-        }
-    } else {
-        // The last re-run is on a fresh process (unless every one is), and its evidence wins
-        // when it fails: it shows the bug without the state earlier calls left.
-        let fresh_last = !search.fresh;
-        for k in 0..cfg.reruns + u32::from(fresh_last) {
-            let fresh = search.fresh || (fresh_last && k == cfg.reruns);
-            let Some(c) = search.call(&minimal, keep, fresh).await else { break };
-            judge_rerun(&mut search, c, fresh);
-        }
-    }
-    let flaky = (search.stats.reruns > 0).then_some(search.stats.reproduced < search.stats.reruns);
-    let needs_history =
-        search.stats.fresh_reruns > 0 && search.stats.fresh_reproduced == 0 && fresh_clean;
-    let poisons = search.fresh;
-    Shrunk {
-        minimal,
-        stats: search.stats,
-        flaky,
-        exchange,
-        stderr,
-        outcome,
-        needs_history,
-        poisons,
-        scaling: search.scaling,
     }
 }
 
