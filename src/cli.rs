@@ -3,7 +3,9 @@
 //! Every subcommand gets one `Args` struct here; what the flags *mean* is resolved in `config.rs`
 //! and by the command's own module (`commands/gen.rs` for `gen`).
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use mcp_fuzz_report::Format;
 use std::path::PathBuf;
 
 /// Schema-driven fuzzing for MCP servers: values generated from each tool's JSON Schema.
@@ -150,8 +152,8 @@ pub struct DiffArgs {
     pub seed: u64,
 
     /// Output format.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = DiffFormat::Human, help_heading = "Output")]
-    pub format: DiffFormat,
+    #[arg(long, value_name = "FORMAT", value_parser = formats(DIFF_FORMATS), default_value = "human", help_heading = "Output")]
+    pub format: Format,
 
     /// Also write the report, in --format, to FILE (atomically).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -182,20 +184,14 @@ pub enum OpenContentMode {
     Strict,
 }
 
-/// Output formats of `diff`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// A summary for people.
-    Human,
-    /// One JSON document (`diffVersion` 1, docs/diff.schema.json).
-    Json,
-    /// A Markdown table, e.g. for a pull-request comment.
-    Markdown,
-    /// JUnit XML: one test case per tool and direction.
-    Junit,
-    /// SARIF 2.1.0: one result per entry that is not compatible.
-    Sarif,
-}
+/// What each format of `diff` holds.
+const DIFF_FORMATS: [&str; 5] = [
+    "A summary for people.",
+    "One JSON document (`diffVersion` 1, docs/diff.schema.json).",
+    "JUnit XML: one test case per tool and direction.",
+    "SARIF 2.1.0: one result per entry that is not compatible.",
+    "A Markdown table, e.g. for a pull-request comment.",
+];
 
 /// `mcp-fuzz report ...`.
 #[derive(Debug, Subcommand)]
@@ -222,26 +218,28 @@ pub struct MergeArgs {
     pub output: OutputArgs,
 }
 
-/// Report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// The one-screen summary (stdout only).
-    Human,
-    /// The versioned JSON report (docs/report.schema.json); file report.json.
-    Json,
-    /// JUnit XML, one test case per tool and check; file report.junit.xml.
-    Junit,
-    /// SARIF 2.1.0 with stable rule ids; file report.sarif.
-    Sarif,
-    /// Markdown for a PR comment or job summary; file report.md.
-    Markdown,
+/// What each format of a run report holds (`run`, `report merge`, `clients`).
+const REPORT_FORMATS: [&str; 5] = [
+    "The one-screen summary (stdout only).",
+    "The versioned JSON report (docs/report.schema.json); file report.json.",
+    "JUnit XML, one test case per tool and check; file report.junit.xml.",
+    "SARIF 2.1.0 with stable rule ids; file report.sarif.",
+    "Markdown for a PR comment or job summary; file report.md.",
+];
+
+/// `--format`'s values: every [`Format`], each with what it holds for this command (`help`, in
+/// the order of [`Format::ALL`]).
+fn formats(help: [&'static str; 5]) -> impl TypedValueParser<Value = Format> {
+    let values =
+        Format::ALL.into_iter().zip(help).map(|(f, h)| PossibleValue::new(f.as_str()).help(h));
+    PossibleValuesParser::new(values).map(|name| name.parse::<Format>().expect("a listed format"))
 }
 
 /// Where reports go (shared by `run` and `report merge`).
 #[derive(Debug, Args)]
 pub struct OutputArgs {
     /// Report format (repeatable or comma-separated). More than one needs --output-dir.
-    #[arg(long, value_enum, value_name = "FORMAT", value_delimiter = ',', help_heading = "Output")]
+    #[arg(long, value_name = "FORMAT", value_delimiter = ',', value_parser = formats(REPORT_FORMATS), help_heading = "Output")]
     pub format: Vec<Format>,
 
     /// Same as --format json.
@@ -703,7 +701,7 @@ mod tests {
         let cli = Cli::try_parse_from(["mcp-fuzz", "diff", "a.json", "b.json"]).expect("parses");
         let Command::Diff(args) = cli.command else { panic!("diff parses as diff") };
         assert_eq!(args.fail_on, [FailOn::Breaking, FailOn::Unknown]);
-        assert_eq!(args.format, DiffFormat::Human);
+        assert_eq!(args.format, Format::Human);
         assert!(Cli::try_parse_from(["mcp-fuzz", "diff", "a.json"]).is_err());
         assert!(Cli::try_parse_from(["mcp-fuzz", "diff", "--list-rules"]).is_ok());
         let cli = Cli::try_parse_from(["mcp-fuzz", "diff", "a", "b", "--fail-on", "review"])

@@ -3,15 +3,13 @@
 //! target, and one duration parser for every time flag. Errors are usage errors that name the
 //! flag, or the file's line and key.
 
-use crate::cli::{Format, OutputArgs, RunArgs, TargetArgs};
+use crate::cli::{OutputArgs, RunArgs, TargetArgs};
 use crate::errors::CliError;
-use clap::ValueEnum as _;
 use mcp_fuzz_engine::config::{RunConfig, parse_duration};
-use mcp_fuzz_engine::config_file::{
-    ConfigFile, Count, DEFAULT_PROFILE, FormatName, Profile, Seconds,
-};
+use mcp_fuzz_engine::config_file::{ConfigFile, Count, DEFAULT_PROFILE, Profile, Seconds};
 use mcp_fuzz_engine::server::ServerSpec;
 use mcp_fuzz_engine::transport::Target;
+use mcp_fuzz_report::Format;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -163,7 +161,7 @@ pub fn run(args: &RunArgs) -> Result<Run, CliError> {
     p.check()?;
     let t = &args.target;
     let target = if names_a_server(t) { target(t)? } else { with_server_flags(file.target()?, t)? };
-    let format = p.format.iter().flatten().filter_map(|f| Format::from_str(&f.0, true).ok());
+    let format = p.format.iter().flatten().copied();
     Ok(Run {
         cfg: p.run_config(target, file.hints().to_vec()),
         output: OutputArgs {
@@ -185,13 +183,8 @@ pub fn run(args: &RunArgs) -> Result<Run, CliError> {
 fn run_flags(a: &RunArgs) -> Result<Profile, CliError> {
     let on = |b: bool| b.then_some(true);
     let list = |v: &Vec<String>| (!v.is_empty()).then(|| v.clone());
-    let formats: Vec<FormatName> = a
-        .output
-        .format
-        .iter()
-        .chain(a.output.json.then_some(&Format::Json))
-        .filter_map(|f| f.to_possible_value().map(|v| FormatName(v.get_name().to_owned())))
-        .collect();
+    let formats: Vec<Format> =
+        a.output.format.iter().copied().chain(a.output.json.then_some(Format::Json)).collect();
     Ok(Profile {
         fail_under: a.fail_under,
         quiet: on(a.quiet),

@@ -1,30 +1,19 @@
 //! Where documents go: the `--format` / `--output-dir` / `--output` plan, standard output, and
 //! atomic file writes (a reader never sees a partial file).
 
-use crate::cli::{Format, OutputArgs};
+use crate::cli::OutputArgs;
 use crate::errors::CliError;
 use anyhow::Context as _;
-use mcp_fuzz_report::Format as Doc;
+use mcp_fuzz_report::Format;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The report crate's format of a `--format` value.
-pub fn format(f: Format) -> Doc {
-    match f {
-        Format::Human => Doc::Human,
-        Format::Json => Doc::Json,
-        Format::Junit => Doc::Junit,
-        Format::Sarif => Doc::Sarif,
-        Format::Markdown => Doc::Markdown,
-    }
-}
 
 /// Where each requested format goes (`run`, `report merge`, `clients`).
 pub struct OutputPlan {
     /// The format printed on stdout, if any.
-    stdout: Option<Doc>,
+    stdout: Option<Format>,
     /// Formats written under `dir`.
-    files: Vec<Doc>,
+    files: Vec<Format>,
     dir: Option<PathBuf>,
     /// `--output FILE`: the JSON document, also.
     json_file: Option<PathBuf>,
@@ -36,10 +25,10 @@ impl OutputPlan {
     /// # Errors
     /// More than one format without `--output-dir`.
     pub fn resolve(args: &OutputArgs) -> Result<Self, CliError> {
-        let mut formats: Vec<Doc> = Vec::new();
+        let mut formats: Vec<Format> = Vec::new();
         for f in args.format.iter().copied().chain(args.json.then_some(Format::Json)) {
-            if !formats.contains(&format(f)) {
-                formats.push(format(f));
+            if !formats.contains(&f) {
+                formats.push(f);
             }
         }
         let Some(dir) = &args.output_dir else {
@@ -52,18 +41,18 @@ impl OutputPlan {
                 )));
             }
             return Ok(Self {
-                stdout: Some(formats.first().copied().unwrap_or(Doc::Human)),
+                stdout: Some(formats.first().copied().unwrap_or(Format::Human)),
                 files: Vec::new(),
                 dir: None,
                 json_file: args.output.clone(),
             });
         };
         if formats.is_empty() {
-            formats = Doc::ALL.to_vec();
+            formats = Format::ALL.to_vec();
         }
         Ok(Self {
-            stdout: formats.contains(&Doc::Human).then_some(Doc::Human),
-            files: formats.into_iter().filter(|f| *f != Doc::Human).collect(),
+            stdout: formats.contains(&Format::Human).then_some(Format::Human),
+            files: formats.into_iter().filter(|f| *f != Format::Human).collect(),
             dir: Some(dir.clone()),
             json_file: args.output.clone(),
         })
@@ -71,16 +60,16 @@ impl OutputPlan {
 
     /// Whether stdout carries a machine-readable document (then no progress bar).
     pub fn stdout_is_machine(&self) -> bool {
-        self.stdout.is_some_and(|f| f != Doc::Human)
+        self.stdout.is_some_and(|f| f != Format::Human)
     }
 
     /// Writes every requested document; `render` gives the document in one format.
     ///
     /// # Errors
     /// A file or stdout that cannot be written.
-    pub fn emit(&self, render: impl Fn(Doc) -> String) -> anyhow::Result<()> {
+    pub fn emit(&self, render: impl Fn(Format) -> String) -> anyhow::Result<()> {
         if let Some(path) = &self.json_file {
-            write_atomically(path, render(Doc::Json).as_bytes())?;
+            write_atomically(path, render(Format::Json).as_bytes())?;
         }
         if let Some(dir) = &self.dir {
             std::fs::create_dir_all(dir).with_context(|| {

@@ -392,7 +392,7 @@ fn pointer_in(reason: &str) -> Option<String> {
     let segments: Vec<String> = path[..end]
         .split('.')
         .filter(|s| !s.is_empty())
-        .map(|s| s.replace('~', "~0").replace('/', "~1"))
+        .map(mcp_fuzz_generators::pointer::escape)
         .collect();
     (!segments.is_empty()).then(|| format!("/{}", segments.join("/")))
 }

@@ -150,15 +150,10 @@ fn keywords(schema: &Value, ptr: &str, depth: usize, out: &mut BTreeSet<(String,
     }
     for (key, value) in object {
         out.insert((ptr.to_owned(), key.clone()));
-        let at = format!("{ptr}/{}", key.replace('~', "~0").replace('/', "~1"));
+        let at = mcp_fuzz_generators::pointer::push(ptr, key);
         if MAP_KEYWORDS.contains(&key.as_str()) {
             for (name, sub) in value.as_object().into_iter().flatten() {
-                keywords(
-                    sub,
-                    &format!("{at}/{}", name.replace('~', "~0").replace('/', "~1")),
-                    depth + 1,
-                    out,
-                );
+                keywords(sub, &mcp_fuzz_generators::pointer::push(&at, name), depth + 1, out);
             }
         } else if ARRAY_KEYWORDS.contains(&key.as_str()) || (key == "items" && value.is_array()) {
             for (i, sub) in value.as_array().into_iter().flatten().enumerate() {

@@ -7,7 +7,7 @@ use crate::config::ShrinkConfig;
 use crate::config::{Campaign, PerTool, RunConfig, Selection, Stateful};
 use crate::config_file::KEYS;
 use crate::config_file::{DEFAULT_CONFIG, DEFAULT_PROFILE};
-use crate::finding::{FindingKind, ToolStatus};
+use crate::finding::{FindingKind, ToolStatus, gate};
 use crate::report::Report;
 use crate::run::{RunError, run};
 use crate::server::{Instance, ListError, ServerSpec};
@@ -184,15 +184,10 @@ fn server_table(s: &mut String, target: &Target) {
     }
 }
 
-/// Why a tool is gated (not called by default), in words.
-fn gate(tool: &Tool) -> String {
-    let annotations = tool.raw.get("annotations");
-    let destructive = annotations.and_then(|a| a.get("destructiveHint")).and_then(Value::as_bool);
-    match (tool.read_only_hint(), destructive) {
-        (Some(false), Some(true)) => "gated: readOnlyHint false, destructiveHint true".into(),
-        (Some(false), _) => "gated: readOnlyHint false".into(),
-        _ => "gated: not annotated readOnlyHint: true".into(),
-    }
+/// Why a tool is gated (not called by default), in the gate's words.
+fn gated_note(tool: &Tool) -> String {
+    let why = gate(tool.read_only_hint(), false).map_or_else(String::new, |r| r.to_string());
+    format!("gated: {why}")
 }
 
 fn tools_section(s: &mut String, probe: &Probe) {
@@ -215,7 +210,7 @@ fn tools_section(s: &mut String, probe: &Probe) {
             }
             Some(t) if t.status == ToolStatus::Skipped && tool.read_only_hint() != Some(true) => {
                 gated.push(tool.name.as_str());
-                gate(tool)
+                gated_note(tool)
             }
             Some(t) => format!("{}: {}", t.status, t.reason.as_deref().unwrap_or("")),
             None => "not in the probe's report".into(),
@@ -398,7 +393,10 @@ mod tests {
         );
         assert!(!text.contains("secret"), "env values are never written");
         assert!(
-            text.contains("git_commit  gated: readOnlyHint false, destructiveHint true"),
+            text.contains(
+                "git_commit  gated: annotated readOnlyHint: false; pass --include-destructive to \
+                 call it"
+            ),
             "{text}"
         );
         assert!(text.contains("git_status  read-only: 0 of 5 valid calls succeeded"), "{text}");

@@ -15,6 +15,12 @@ pub fn unescape(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 
+/// The tokens of a pointer, unescaped (`""` has none; `/a~1b/0` has `a/b` and `0`).
+#[must_use]
+pub fn tokens(pointer: &str) -> Vec<String> {
+    pointer.split('/').skip(1).map(unescape).collect()
+}
+
 /// `base` with one more (escaped) token.
 #[must_use]
 pub fn push(base: &str, token: &str) -> String {
@@ -38,6 +44,8 @@ mod tests {
     #[test]
     fn tokens_round_trip() {
         assert_eq!(escape("a/b~c"), "a~1b~0c");
+        assert_eq!(tokens("/a~1b/0/~0"), ["a/b", "0", "~"]);
+        assert!(tokens("").is_empty());
         assert_eq!(unescape("a~1b~0c"), "a/b~c");
         // `~01` is `~1` escaped, not `/`.
         assert_eq!(unescape("~01"), "~1");

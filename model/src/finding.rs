@@ -587,6 +587,15 @@ impl fmt::Display for SkipReason {
     }
 }
 
+/// The read-only gate, the one rule for every command that calls tools (`run`, `clients
+/// --call`): a tool is called only when annotated `readOnlyHint: true`, unless destructive
+/// tools are allowed (`--include-destructive`). Why it is not called, when it is not; the
+/// reason's words are the gate's one wording.
+#[must_use]
+pub fn gate(read_only: Option<bool>, include_destructive: bool) -> Option<SkipReason> {
+    (read_only != Some(true) && !include_destructive).then_some(SkipReason::NotReadOnly(read_only))
+}
+
 /// Why the campaign stopped before calling every planned case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -668,5 +677,8 @@ mod tests {
             "not reached: --max-failures 2 was reached"
         );
         assert!(SkipReason::NotReadOnly(Some(false)).to_string().starts_with("annotated"));
+        assert_eq!(gate(Some(true), false), None);
+        assert_eq!(gate(None, true), None);
+        assert_eq!(gate(Some(false), false), Some(SkipReason::NotReadOnly(Some(false))));
     }
 }

@@ -6,6 +6,7 @@
 //! process or knows a transport.
 //!
 //! - [`facts`]: what the judge and the steps after it learned about a finding, typed.
+//! - [`format`]: the formats every document is written in.
 //! - [`finding`]: the vocabulary of findings (kinds with their rules, severities, tool statuses,
 //!   skip and stop reasons, a finding's stable identity).
 //! - [`report`]: the run report's documented JSON shape (`docs/report.schema.json`), with its
@@ -33,6 +34,7 @@ pub mod case;
 pub mod case_file;
 pub mod facts;
 pub mod finding;
+pub mod format;
 pub mod group;
 pub mod outcome;
 pub mod partition;

@@ -27,50 +27,7 @@ pub mod writers;
 
 pub use error::ReportError;
 
-/// A document format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// For people: a table and the findings; stdout only.
-    Human,
-    /// The versioned JSON document.
-    Json,
-    /// JUnit XML.
-    Junit,
-    /// SARIF 2.1.0.
-    Sarif,
-    /// Markdown, for a pull-request comment or a CI job summary.
-    Markdown,
-}
-
-impl Format {
-    /// Every format, in `--output-dir` order.
-    pub const ALL: [Format; 5] =
-        [Format::Human, Format::Json, Format::Junit, Format::Sarif, Format::Markdown];
-
-    /// The format's name on the command line.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Human => "human",
-            Self::Json => "json",
-            Self::Junit => "junit",
-            Self::Sarif => "sarif",
-            Self::Markdown => "markdown",
-        }
-    }
-
-    /// The file a format is written to under `--output-dir` (none for `human`).
-    #[must_use]
-    pub fn file_name(self) -> Option<&'static str> {
-        match self {
-            Self::Human => None,
-            Self::Json => Some("report.json"),
-            Self::Junit => Some("report.junit.xml"),
-            Self::Sarif => Some("report.sarif"),
-            Self::Markdown => Some("report.md"),
-        }
-    }
-}
+pub use mcp_fuzz_model::format::Format;
 
 /// Pretty JSON with a final newline.
 fn pretty(v: &serde_json::Value) -> String {

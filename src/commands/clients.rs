@@ -4,7 +4,7 @@
 //! `--call`, apply the policy and the baseline, render every requested format and pick the exit
 //! code (1 when a finding fails `--fail-on`, else 6 when a real client was not captured).
 
-use crate::cli::{AdapterName, ClientsArgs, ClientsFailOn, Format};
+use crate::cli::{AdapterName, ClientsArgs, ClientsFailOn};
 use crate::errors::CliError;
 use crate::output::{OutputPlan, write_atomically, write_stdout};
 use crate::{config, exit_code, input, session};
@@ -18,6 +18,7 @@ use mcp_fuzz_clients::{Adapter, Tool, catalogue};
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::judge;
 use mcp_fuzz_engine::server::{Keep, ListError};
+use mcp_fuzz_report::Format;
 use mcp_fuzz_report::clients::canaries::{Plan, Route, direct_outcome, skipped, through_outcome};
 use mcp_fuzz_report::clients::model::{ClientsReport, FailOn, Input, RealClientRun, Served};
 use mcp_fuzz_report::clients::policy::{decide, updated_baseline};

@@ -1,14 +1,13 @@
 //! `mcp-fuzz diff OLD NEW`: directional compatibility of two tool surfaces; the renderings are in
 //! the report crate.
 
-use crate::cli::{DiffArgs, DiffFormat, FailOn, OpenContentMode};
+use crate::cli::{DiffArgs, FailOn, OpenContentMode};
 use crate::errors::CliError;
 use crate::output::{write_atomically, write_stdout};
 use crate::{config, exit_code, input};
 use mcp_fuzz_compat::capture::Capture;
 use mcp_fuzz_compat::diff::{OpenContent, Options, Verdict, diff};
 use mcp_fuzz_compat::rules::RULES;
-use mcp_fuzz_report::Format;
 use mcp_fuzz_report::diff::{DiffDoc, render};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -59,14 +58,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<u8> {
         options: &options,
         fail_on: &fail_on,
     };
-    let format = match args.format {
-        DiffFormat::Human => Format::Human,
-        DiffFormat::Json => Format::Json,
-        DiffFormat::Markdown => Format::Markdown,
-        DiffFormat::Junit => Format::Junit,
-        DiffFormat::Sarif => Format::Sarif,
-    };
-    let rendered = render(&doc, format);
+    let rendered = render(&doc, args.format);
     if let Some(path) = &args.output {
         write_atomically(path, rendered.as_bytes())?;
     }

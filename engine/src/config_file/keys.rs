@@ -5,6 +5,7 @@
 
 pub use crate::config::Seconds;
 use crate::partition::Partition;
+use mcp_fuzz_model::format::Format;
 use serde::{Deserialize, Deserializer};
 use std::path::PathBuf;
 
@@ -25,16 +26,9 @@ pub trait Kind {
     const SCHEMA: &'static str;
 }
 
-/// The report formats `format` takes.
-pub const FORMATS: &[&str] = &["human", "json", "junit", "sarif", "markdown"];
-
 /// A whole number from `MIN` to `MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Count<const MIN: u64, const MAX: u64>(pub u64);
-
-/// A report format, one of [`FORMATS`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FormatName(pub String);
 
 macro_rules! kind {
     ($($t:ty => $schema:literal),* $(,)?) => {
@@ -56,7 +50,7 @@ kind! {
     Count<1, 1000> => r#"{"type": "integer", "minimum": 1, "maximum": 1000}"#,
     Count<1, 10000> => r#"{"type": "integer", "minimum": 1, "maximum": 10000}"#,
     Count<1, { u64::MAX }> => r#"{"type": "integer", "minimum": 1}"#,
-    Vec<FormatName> => r#"{"type": "array", "items": {"enum": ["human", "json", "junit", "sarif", "markdown"]}}"#,
+    Vec<Format> => r#"{"type": "array", "items": {"enum": ["human", "json", "junit", "sarif", "markdown"]}}"#,
     Partition => r#"{"type": "string", "pattern": "^(hash|count):[0-9]+/[0-9]+$"}"#,
 }
 
@@ -70,20 +64,6 @@ impl<'de, const MIN: u64, const MAX: u64> Deserialize<'de> for Count<MIN, MAX> {
             let most = if MAX == u64::MAX { String::new() } else { format!(" to {MAX}") };
             serde::de::Error::custom(format!("expected a whole number from {MIN}{most}, got {n}"))
         })
-    }
-}
-
-impl<'de> Deserialize<'de> for FormatName {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(d)?;
-        if FORMATS.contains(&name.as_str()) {
-            Ok(Self(name))
-        } else {
-            Err(serde::de::Error::custom(format!(
-                "unknown format `{name}`; the formats are {}",
-                FORMATS.join(", ")
-            )))
-        }
     }
 }
 
@@ -152,7 +132,7 @@ profile! {
     /// Seed of the whole run: the same seed makes the same calls.
     seed: u64 = "seed";
     /// Report formats (empty: human on stdout, and all four files with output-dir).
-    format: Vec<FormatName> = "format";
+    format: Vec<Format> = "format";
     /// Write each format to this directory.
     output_dir: PathBuf = "output-dir";
     /// Also write the JSON report to this file.

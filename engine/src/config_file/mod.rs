@@ -17,9 +17,7 @@ mod schema;
 mod server;
 
 pub use error::ConfigError;
-pub use keys::{
-    Count, FORMATS, FormatName, KEYS, Key, OVERRIDE_KEYS, Profile, SERVER_KEYS, Seconds,
-};
+pub use keys::{Count, KEYS, Key, OVERRIDE_KEYS, Profile, SERVER_KEYS, Seconds};
 pub use load::{ConfigFile, DEFAULT_CONFIG, DEFAULT_PROFILE, FILE_NAME};
 pub use schema::json_schema;
 pub use server::{How, ServerTable};

@@ -240,8 +240,7 @@ fn leniency(tool: &Tool, case: &Case) -> Option<(FindingKind, Severity, String)>
 /// Whether the property at instance `pointer` is an optional member of a plain object schema
 /// (found through `properties` only; anything else is not known to be optional).
 fn is_optional(schema: &serde_json::Value, pointer: &str) -> bool {
-    let segments: Vec<String> =
-        pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~")).collect();
+    let segments = mcp_fuzz_generators::pointer::tokens(pointer);
     let Some((last, path)) = segments.split_last() else { return false };
     let mut at = schema;
     for seg in path {

@@ -8,6 +8,7 @@ use super::model::{CallVerdict, CanaryOutcome, ClientsReport, Through as Via};
 use mcp_fuzz_clients::Severity;
 use mcp_fuzz_clients::canary::Direction;
 use mcp_fuzz_clients::real::{RealClient, Through};
+use mcp_fuzz_model::finding::gate;
 use mcp_fuzz_model::outcome::{ExitInfo, Outcome};
 use serde_json::Value;
 
@@ -68,12 +69,9 @@ impl Plan {
                     };
                     let send = Send { route, tool: t, witness: part.witness.clone() };
                     let index = plan.sends.iter().position(|s| *s == send).unwrap_or_else(|| {
-                        let gate = if read_only.get(t).copied().flatten() != Some(true)
-                            && !include_destructive
-                        {
-                            Some(skipped(
-                                "not annotated readOnlyHint: true (pass --include-destructive)",
-                            ))
+                        let gated = gate(read_only.get(t).copied().flatten(), include_destructive);
+                        let gate = if let Some(why) = gated {
+                            Some(skipped(&why.to_string()))
                         } else if !part.witness.is_object() {
                             Some(skipped(
                                 "the canary is not a JSON object, so it cannot be sent as arguments",

@@ -46,8 +46,7 @@ const VERSION: &str = "2025-11-25";
 const MAX_SILENCES: usize = 2;
 
 /// Why the checks that call a tool are skipped when none may be called.
-const NO_TOOL: &str =
-    "no tool the gate allows calling (read-only by default; --include-destructive allows any)";
+const NO_TOOL: &str = "no tool the gate allows calling (a tool not annotated readOnlyHint: true is called only with --include-destructive)";
 
 /// Why the checks after [`MAX_SILENCES`] silences are skipped.
 fn stopped() -> String {

@@ -4,7 +4,7 @@
 
 use crate::config::RunConfig;
 pub use crate::config::glob;
-use crate::finding::SkipReason;
+use crate::finding::{SkipReason, gate};
 
 /// Deals the listed tools out: for each, in listing order, why it is not called, if it is not.
 #[derive(Debug)]
@@ -35,8 +35,8 @@ impl<'a> Selector<'a> {
         if per_tool.skip {
             return Some(SkipReason::SkippedByConfig);
         }
-        if read_only != Some(true) && !per_tool.include_destructive {
-            return Some(SkipReason::NotReadOnly(read_only));
+        if let Some(gated) = gate(read_only, per_tool.include_destructive) {
+            return Some(gated);
         }
         let p = s.partition?;
         self.dealt += 1;
