@@ -12,8 +12,8 @@ use mcp_fuzz_bench_support as common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_fuzz_engine::config::ShrinkConfig;
-use mcp_fuzz_engine::phase::sequence::exec::{self, Binding, Check, SeqStep};
-use mcp_fuzz_engine::phase::sequence::minimize::{Runner, Target, minimize};
+use mcp_fuzz_engine::phase::sequence::exec::{self, Binding, SeqStep, StepCheck};
+use mcp_fuzz_engine::phase::sequence::minimize::{Goal, Runner, minimize};
 use mcp_fuzz_engine::server::{Instance, ServerSpec};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -22,7 +22,7 @@ fn spec() -> ServerSpec {
     common::stdio(&common::fixture("fx-use-after-close"), &[])
 }
 
-fn step(tool: &str, arguments: Value, from: Option<usize>, check: Option<Check>) -> SeqStep {
+fn step(tool: &str, arguments: Value, from: Option<usize>, check: Option<StepCheck>) -> SeqStep {
     let Value::Object(arguments) = arguments else { unreachable!("arguments are objects") };
     SeqStep {
         tool: tool.into(),
@@ -66,7 +66,7 @@ fn sequence() -> Vec<SeqStep> {
         open("g.txt"),
         read(16),
         read(8),
-        step("read_file", json!({ "handle": "" }), Some(0), Some(Check::AfterDelete)),
+        step("read_file", json!({ "handle": "" }), Some(0), Some(StepCheck::AfterDelete)),
     ]
 }
 
@@ -92,7 +92,7 @@ fn bench(c: &mut Criterion) {
     let ran = rt.block_on(exec::replay(&mut slot, &steps, output, patience));
     let Some((at, failure)) = ran.failed else { panic!("the 20 steps did not fail") };
     assert_eq!(at, 19, "the 20 steps failed early, at step {at}: {:?}", failure.outcome);
-    let target = Target::of(&failure);
+    let target = Goal::of(&failure);
     // The result the timing is about: three steps, open, close, read.
     let m = rt.block_on(async {
         let mut runner = Runner { slot: &mut slot, output: &output, valid: &valid, patience };

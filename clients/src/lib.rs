@@ -41,9 +41,9 @@
 mod adapters;
 pub mod analysis;
 pub mod canary;
-pub mod captured;
 pub mod diff;
 pub mod real;
+pub mod real_analysis;
 mod rules;
 mod walk;
 

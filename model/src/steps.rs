@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 /// What a step's answer is expected to be, beyond the checks of every call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Check {
+pub enum StepCheck {
     /// It reads a handle that an earlier step just created: it must not answer "not found".
     AfterCreate,
     /// It uses a handle that an earlier step just closed or deleted: a tool error is right, a
@@ -46,7 +46,7 @@ pub struct SeqStep {
     pub bindings: Vec<Binding>,
     /// The state check the step was made for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check: Option<Check>,
+    pub check: Option<StepCheck>,
     /// The outcome kind of the step when the sequence was recorded (`ok`, `tool-error`,
     /// `exited`...).
     #[serde(default, skip_serializing_if = "Option::is_none")]

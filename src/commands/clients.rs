@@ -10,10 +10,10 @@ use crate::output::{OutputPlan, write_atomically, write_stdout};
 use crate::{config, exit_code, input, session};
 use anyhow::Context as _;
 use mcp_fuzz_clients::analysis::analyse;
-use mcp_fuzz_clients::captured::analyse_capture;
 use mcp_fuzz_clients::real::{
     self, Call, Capture, CaptureOptions, RealClient, ServerSpec as ClientServer, StandIns,
 };
+use mcp_fuzz_clients::real_analysis::analyse_capture;
 use mcp_fuzz_clients::{Adapter, Tool, catalogue};
 use mcp_fuzz_engine::config::MAX_PAGES;
 use mcp_fuzz_engine::judge;

@@ -87,7 +87,7 @@ impl Later {
         let beyond = sofar.cfg.campaign.beyond;
         match self {
             Self::Sequences if sofar.cfg.campaign.stateful.enabled => {
-                sequence::phase::run(sofar).await
+                sequence::walks::run(sofar).await
             }
             Self::Surfaces if beyond.prompts || beyond.resources => {
                 Some(surfaces::run(sofar).await)

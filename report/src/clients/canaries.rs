@@ -23,7 +23,7 @@ pub enum Route {
 
 /// One distinct call to make.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Send {
+pub struct Delivery {
     /// How.
     pub route: Route,
     /// The tool's index in the report's `tools`.
@@ -36,7 +36,7 @@ pub struct Send {
 #[derive(Debug, Default)]
 pub struct Plan {
     /// The calls, each once however many canaries share it.
-    pub sends: Vec<Send>,
+    pub sends: Vec<Delivery>,
     /// The outcome decided before sending (gated, not an object), by send.
     decided: Vec<Option<CanaryOutcome>>,
     /// (tool, adapter, canary, send) for every canary.
@@ -67,7 +67,7 @@ impl Plan {
                         Some(client) if can_call(client) => Route::Through(client),
                         _ => Route::Direct,
                     };
-                    let send = Send { route, tool: t, witness: part.witness.clone() };
+                    let send = Delivery { route, tool: t, witness: part.witness.clone() };
                     let index = plan.sends.iter().position(|s| *s == send).unwrap_or_else(|| {
                         let gated = gate(read_only.get(t).copied().flatten(), include_destructive);
                         let gate = if let Some(why) = gated {

@@ -6,9 +6,9 @@
 use crate::baseline::Key;
 use mcp_fuzz_clients::analysis::{AdapterResult, Analysis};
 use mcp_fuzz_clients::canary::{Canary, Direction};
-use mcp_fuzz_clients::captured::{CaptureAnalysis, CapturedResult, Seen};
 use mcp_fuzz_clients::diff::Drift;
 use mcp_fuzz_clients::real::{Capture, CaptureStatus, Handshake, RealClient, ReasonSource};
+use mcp_fuzz_clients::real_analysis::{CaptureAnalysis, CapturedResult, Seen};
 use mcp_fuzz_clients::{AnyAdapter, Finding, Severity, Source, canary_rule, rule};
 use mcp_fuzz_model::outcome::Outcome;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@ use super::model;
 use crate::finding::FindingKind;
 use crate::judge::Outcome;
 use crate::server::{Attempt, Instance, Keep};
-pub use crate::steps::{Binding, Check, SeqStep};
+pub use crate::steps::{Binding, SeqStep, StepCheck};
 use crate::transport::ConnectError;
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -85,8 +85,8 @@ pub fn judge(step: &SeqStep, outcome: &Outcome) -> Option<Failure> {
     }
     if outcome.is_failure() {
         let kind = match step.check {
-            Some(Check::AfterDelete) => FindingKind::UseAfterDelete,
-            Some(Check::UnknownHandle) => FindingKind::UnknownHandle,
+            Some(StepCheck::AfterDelete) => FindingKind::UseAfterDelete,
+            Some(StepCheck::UnknownHandle) => FindingKind::UnknownHandle,
             _ => FindingKind::of(outcome),
         };
         return Some(Failure { kind, outcome: outcome.clone() });
@@ -98,7 +98,7 @@ pub fn judge(step: &SeqStep, outcome: &Outcome) -> Option<Failure> {
         }
         _ => false,
     };
-    (step.check == Some(Check::AfterCreate) && not_found)
+    (step.check == Some(StepCheck::AfterCreate) && not_found)
         .then(|| Failure { kind: FindingKind::CreatedNotFound, outcome: outcome.clone() })
 }
 
@@ -162,7 +162,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn step(check: Option<Check>) -> SeqStep {
+    fn step(check: Option<StepCheck>) -> SeqStep {
         SeqStep {
             tool: "get_x".into(),
             arguments: Map::new(),
@@ -201,19 +201,22 @@ mod tests {
         let not_found =
             Outcome::ToolError { text: "note note-1 not found".into(), upstream: false };
         assert_eq!(
-            judge(&step(Some(Check::AfterDelete)), &crash).map(|f| f.kind),
+            judge(&step(Some(StepCheck::AfterDelete)), &crash).map(|f| f.kind),
             Some(FindingKind::UseAfterDelete)
         );
         assert_eq!(
-            judge(&step(Some(Check::UnknownHandle)), &crash).map(|f| f.kind),
+            judge(&step(Some(StepCheck::UnknownHandle)), &crash).map(|f| f.kind),
             Some(FindingKind::UnknownHandle)
         );
         assert_eq!(judge(&step(None), &crash).map(|f| f.kind), Some(FindingKind::Exited));
         assert_eq!(
-            judge(&step(Some(Check::AfterCreate)), &not_found).map(|f| f.kind),
+            judge(&step(Some(StepCheck::AfterCreate)), &not_found).map(|f| f.kind),
             Some(FindingKind::CreatedNotFound)
         );
-        assert!(judge(&step(Some(Check::AfterDelete)), &not_found).is_none(), "the right answer");
+        assert!(
+            judge(&step(Some(StepCheck::AfterDelete)), &not_found).is_none(),
+            "the right answer"
+        );
         assert!(judge(&step(None), &Outcome::Timeout).is_none(), "hangs are not judged here");
     }
 }

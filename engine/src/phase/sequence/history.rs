@@ -8,7 +8,7 @@
 //! that needs every call of its history is left `flaky` too: that is a count, not a sequence.
 
 use super::exec::SeqStep;
-use super::minimize::{Runner, Target, minimize};
+use super::minimize::{Goal, Runner, minimize};
 use super::walk::SeqTool;
 use crate::config::RunConfig;
 use crate::finding::FindingKind;
@@ -76,7 +76,7 @@ pub(crate) async fn settle(
                 outcome: None,
             })
             .collect();
-        let target = Target { kind: FindingKind::of(&outcome), signature: Signature::of(&outcome) };
+        let target = Goal { kind: FindingKind::of(&outcome), signature: Signature::of(&outcome) };
         let mut runner = Runner { slot: &mut slot, output: &output, valid: &valid, patience };
         // Once as it was, before any minimizing: most flaky failures do not come back.
         if !runner.fails_once(&steps, &target).await {

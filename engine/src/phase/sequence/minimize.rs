@@ -16,14 +16,14 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// How a sequence must fail to count as the same failure.
-pub struct Target {
+pub struct Goal {
     /// The finding kind.
     pub kind: FindingKind,
     /// The outcome's signature.
     pub signature: Signature,
 }
 
-impl Target {
+impl Goal {
     /// The target of a failure.
     #[must_use]
     pub fn of(f: &Failure) -> Self {
@@ -84,12 +84,12 @@ pub struct Runner<'a, 's, 'v> {
 
 impl Runner<'_, '_, '_> {
     /// Whether `steps` fail like `target` at their last step, from a fresh process.
-    async fn fails(&mut self, steps: &[SeqStep], target: &Target) -> Option<Failure> {
+    async fn fails(&mut self, steps: &[SeqStep], target: &Goal) -> Option<Failure> {
         self.fails_sending(steps, target).await.map(|(f, _)| f)
     }
 
     /// Whether `steps` fail like `target` at their last step once, from a fresh process.
-    pub async fn fails_once(&mut self, steps: &[SeqStep], target: &Target) -> bool {
+    pub async fn fails_once(&mut self, steps: &[SeqStep], target: &Goal) -> bool {
         self.fails(steps, target).await.is_some()
     }
 
@@ -97,7 +97,7 @@ impl Runner<'_, '_, '_> {
     async fn fails_sending(
         &mut self,
         steps: &[SeqStep],
-        target: &Target,
+        target: &Goal,
     ) -> Option<(Failure, Vec<exec::StepRun>)> {
         let ran = exec::replay(self.slot, steps, self.output, self.patience).await;
         match ran.failed {
@@ -117,7 +117,7 @@ impl Runner<'_, '_, '_> {
 pub async fn minimize(
     runner: &mut Runner<'_, '_, '_>,
     steps: Vec<SeqStep>,
-    target: &Target,
+    target: &Goal,
     cfg: &ShrinkConfig,
 ) -> Minimized {
     let deadline = Instant::now() + cfg.time;
@@ -156,7 +156,7 @@ fn spent(m: &mut Minimized, cfg: &ShrinkConfig, deadline: Instant) -> bool {
 async fn drop_steps(
     runner: &mut Runner<'_, '_, '_>,
     m: &mut Minimized,
-    target: &Target,
+    target: &Goal,
     cfg: &ShrinkConfig,
     deadline: Instant,
 ) {
@@ -243,7 +243,7 @@ pub fn without(steps: &[SeqStep], remove: &BTreeSet<usize>) -> Option<Vec<SeqSte
 async fn shrink_arguments(
     runner: &mut Runner<'_, '_, '_>,
     m: &mut Minimized,
-    target: &Target,
+    target: &Goal,
     cfg: &ShrinkConfig,
     deadline: Instant,
 ) {

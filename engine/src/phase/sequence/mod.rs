@@ -5,7 +5,7 @@
 //! The reference model ([`model`]: families named from tool names, handles returned by results,
 //! which input a handle fits) is apart from the driver ([`walk`]: which step next) and from the
 //! executor ([`exec`]: bind, call, judge), so a failing sequence can be replayed and shrunk
-//! ([`minimize`]) against fresh server processes. [`phase`] runs the walks of a run;
+//! ([`minimize`]) against fresh server processes. [`walks`] runs the walks of a run;
 //! [`history`] replays the failures of the single-call phases that a fresh process did not
 //! repeat with the calls their process had been sent.
 //!
@@ -16,7 +16,7 @@ pub mod exec;
 pub mod history;
 pub mod minimize;
 pub mod model;
-pub mod phase;
 pub mod walk;
+pub mod walks;
 
-pub use exec::{Binding, Check, SeqStep};
+pub use exec::{Binding, SeqStep, StepCheck};

@@ -7,7 +7,7 @@
 //! Every choice comes from the walk's seed and the results of its own earlier steps, so a server
 //! that answers the same way walks the same way, whatever else runs beside it.
 
-use super::exec::{Binding, Check, SeqStep, StepRun};
+use super::exec::{Binding, SeqStep, StepCheck, StepRun};
 use super::model::{self, Named, Returned, Role};
 use crate::judge::Outcome;
 use mcp_fuzz_generators::Generator;
@@ -76,12 +76,12 @@ impl SeqTool {
 /// earlier delete of the walk took with success is used after delete; one that a create of the
 /// same family returned, and is read, must be found.
 #[must_use]
-pub fn infer(step: &SeqStep, steps: &[SeqStep], runs: &[StepRun]) -> Option<Check> {
+pub fn infer(step: &SeqStep, steps: &[SeqStep], runs: &[StepRun]) -> Option<StepCheck> {
     let named = model::name(&step.tool);
     let mut check = None;
     for b in &step.bindings {
         if b.altered {
-            return Some(Check::UnknownHandle);
+            return Some(StepCheck::UnknownHandle);
         }
         let deleted = steps.iter().zip(runs).any(|(s, r)| {
             r.outcome == Outcome::Ok
@@ -89,13 +89,13 @@ pub fn infer(step: &SeqStep, steps: &[SeqStep], runs: &[StepRun]) -> Option<Chec
                 && s.bindings.iter().any(|d| d.step == b.step && d.from == b.from && !d.altered)
         });
         if deleted {
-            return Some(Check::AfterDelete);
+            return Some(StepCheck::AfterDelete);
         }
         let producer = steps.get(b.step).map(|p| model::name(&p.tool));
         if named.role == Some(Role::Reads)
             && producer.is_some_and(|p| p.role == Some(Role::Creates) && p.noun == named.noun)
         {
-            check = Some(Check::AfterCreate);
+            check = Some(StepCheck::AfterCreate);
         }
     }
     check
@@ -221,26 +221,27 @@ impl<'t> Walker<'t> {
                 let users =
                     self.users(&handle.key, &noun, &[Role::Reads, Role::Updates, Role::Deletes]);
                 let i = *users.first()?;
-                self.bound_step(i, &handle, false, Some(Check::AfterDelete))
+                self.bound_step(i, &handle, false, Some(StepCheck::AfterDelete))
             }
             p => {
                 if ran.outcome != Outcome::Ok {
                     return None;
                 }
                 let handles = model::handles(last, ran.data.as_ref()?);
-                let (noun, roles, check, altered): (&str, &[Role], Option<Check>, bool) = match &p {
-                    Pattern::ReadCreated { noun } => {
-                        (noun, &[Role::Reads], Some(Check::AfterCreate), false)
-                    }
-                    Pattern::DeleteCreated { noun } => (noun, &[Role::Deletes], None, false),
-                    Pattern::UseAltered { noun } => (
-                        noun,
-                        &[Role::Reads, Role::Updates, Role::Deletes],
-                        Some(Check::UnknownHandle),
-                        true,
-                    ),
-                    Pattern::UseDeleted { .. } => unreachable!("matched above"),
-                };
+                let (noun, roles, check, altered): (&str, &[Role], Option<StepCheck>, bool) =
+                    match &p {
+                        Pattern::ReadCreated { noun } => {
+                            (noun, &[Role::Reads], Some(StepCheck::AfterCreate), false)
+                        }
+                        Pattern::DeleteCreated { noun } => (noun, &[Role::Deletes], None, false),
+                        Pattern::UseAltered { noun } => (
+                            noun,
+                            &[Role::Reads, Role::Updates, Role::Deletes],
+                            Some(StepCheck::UnknownHandle),
+                            true,
+                        ),
+                        Pattern::UseDeleted { .. } => unreachable!("matched above"),
+                    };
                 for h in &handles {
                     let users = self.users(&h.key, noun, roles);
                     let Some(&i) = users.first() else { continue };
@@ -285,7 +286,7 @@ impl<'t> Walker<'t> {
         i: usize,
         handle: &Returned,
         altered: bool,
-        check: Option<Check>,
+        check: Option<StepCheck>,
     ) -> Option<SeqStep> {
         let tool = &self.tools[i];
         let base = tool.simplest.clone().unwrap_or_default();
@@ -345,7 +346,7 @@ impl<'t> Walker<'t> {
     }
 
     /// Tool `i` with its simplest arguments or a random valid value.
-    fn plain_step(&mut self, i: usize, check: Option<Check>) -> SeqStep {
+    fn plain_step(&mut self, i: usize, check: Option<StepCheck>) -> SeqStep {
         let tool = &self.tools[i];
         let drawn = if self.rng.chance(50) {
             None
@@ -409,8 +410,8 @@ mod tests {
         };
         assert_eq!(run(7), run(7), "same seed, same answers: same walk");
         let steps: Vec<SeqStep> = (0..20).flat_map(run).collect();
-        let checks: Vec<Check> = steps.iter().filter_map(|s| s.check).collect();
-        for c in [Check::AfterCreate, Check::AfterDelete, Check::UnknownHandle] {
+        let checks: Vec<StepCheck> = steps.iter().filter_map(|s| s.check).collect();
+        for c in [StepCheck::AfterCreate, StepCheck::AfterDelete, StepCheck::UnknownHandle] {
             assert!(checks.contains(&c), "{c:?} never played in 20 walks");
         }
         for s in steps.iter().filter(|s| s.check.is_some()) {
@@ -418,7 +419,7 @@ mod tests {
             assert_ne!(s.tool, "open_file");
         }
         let after_delete =
-            steps.iter().position(|s| s.check == Some(Check::AfterDelete)).expect("one");
+            steps.iter().position(|s| s.check == Some(StepCheck::AfterDelete)).expect("one");
         assert!(
             steps[..after_delete].iter().rev().any(|s| s.tool == "close_file"),
             "a delete comes before the use"

@@ -5,7 +5,7 @@
 
 use super::listed::{Completed, Listed, Prompt, label};
 use super::shape::Shape;
-use super::{Intent, Phase, Probe};
+use super::{Intent, SurfaceCase, SurfacesRun};
 use crate::report::{SurfaceKind, SurfaceRef};
 use serde_json::{Value, json};
 
@@ -25,7 +25,7 @@ fn prefixes() -> Vec<(String, Intent)> {
 
 /// Completes every prompt argument and template variable.
 pub(super) async fn run(
-    phase: &mut Phase<'_, '_>,
+    phase: &mut SurfacesRun<'_, '_>,
     prompts: &[Prompt],
     resources: Option<&Listed>,
 ) -> Completed {
@@ -51,7 +51,7 @@ pub(super) async fn run(
         };
         let item = phase.item(SurfaceKind::Completion, &format!("{} {name}: {arg}", kind.as_str()));
         for (prefix, intent) in prefixes() {
-            let probe = Probe {
+            let probe = SurfaceCase {
                 surface: surface.clone(),
                 item,
                 method: "completion/complete",

@@ -61,7 +61,7 @@ pub(crate) enum Intent {
 }
 
 /// One request to make: where it goes in the report, what to send, how to judge it.
-pub(crate) struct Probe {
+pub(crate) struct SurfaceCase {
     pub surface: SurfaceRef,
     /// Index of the item in its list of the summary.
     pub item: usize,
@@ -77,7 +77,7 @@ pub(crate) struct Probe {
 }
 
 /// Builds a probe's params from a smaller shrinkable part.
-pub(crate) type Rebuild = fn(&Probe, &Map<String, Value>) -> Value;
+pub(crate) type Rebuild = fn(&SurfaceCase, &Map<String, Value>) -> Value;
 
 /// Hangs after which the phase stops sending requests (each costs a timeout).
 ///
@@ -89,7 +89,7 @@ const MAX_HANGS: usize = 3;
 const MAX_SHRINK_STEPS: usize = 40;
 
 /// The phase's state: the server, the summary being filled, the findings by item and kind.
-pub(crate) struct Phase<'c, 's> {
+pub(crate) struct SurfacesRun<'c, 's> {
     cfg: &'c RunConfig,
     slot: Instance<'s>,
     summary: SurfacesSummary,
@@ -119,7 +119,7 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
 async fn call_all(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instant>) -> Surfaces {
     let beyond = cfg.campaign.beyond;
     let offers = |cap: &str| capabilities.get(cap).is_some_and(|c| !c.is_null());
-    let mut phase = Phase {
+    let mut phase = SurfacesRun {
         cfg,
         slot: Instance::new(&cfg.server, None),
         summary: SurfacesSummary::default(),
@@ -179,7 +179,7 @@ async fn call_all(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instan
     Surfaces { summary, findings: phase.findings, restarts }
 }
 
-impl Phase<'_, '_> {
+impl SurfacesRun<'_, '_> {
     /// Whether requests may still be sent.
     fn open(&mut self) -> bool {
         if self.stopped.is_some() {
@@ -256,7 +256,7 @@ impl Phase<'_, '_> {
     }
 
     /// Sends one probe, records its outcome on its item, and makes or counts its finding.
-    async fn probe(&mut self, probe: Probe) -> Option<Outcome> {
+    async fn probe(&mut self, probe: SurfaceCase) -> Option<Outcome> {
         if !self.open() {
             return None;
         }
@@ -288,7 +288,7 @@ impl Phase<'_, '_> {
         Some(judged.outcome)
     }
 
-    async fn send(&mut self, probe: &Probe, params: &Value) -> Option<Judged> {
+    async fn send(&mut self, probe: &SurfaceCase, params: &Value) -> Option<Judged> {
         let (reply, stderr) = self.request(probe.method, params.clone()).await.ok()?;
         self.summary.requests += 1;
         self.last_result = match &reply {
@@ -354,7 +354,7 @@ impl Phase<'_, '_> {
     /// The finding for a probe's first failure of a kind, shrunk when that is cheap.
     async fn finding(
         &mut self,
-        probe: &Probe,
+        probe: &SurfaceCase,
         kind: FindingKind,
         severity: Severity,
         what: String,
@@ -388,7 +388,7 @@ impl Phase<'_, '_> {
     /// Drops arguments and halves strings while the request still fails as `kind`.
     async fn shrink(
         &mut self,
-        probe: &Probe,
+        probe: &SurfaceCase,
         mut args: Map<String, Value>,
         build: Rebuild,
         kind: Option<OutcomeKind>,

@@ -5,13 +5,13 @@
 
 use super::listed::{Completed, Prompt, label};
 use super::shape::Shape;
-use super::{Intent, Phase, Probe};
+use super::{Intent, SurfaceCase, SurfacesRun};
 use crate::report::{SurfaceKind, SurfaceRef};
 use mcp_fuzz_generators::uri_template::odd_values;
 use serde_json::{Map, Value, json};
 
 /// Reads every page of `prompts/list`; items that are not prompts are warnings.
-pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Vec<Prompt> {
+pub(super) async fn list(phase: &mut SurfacesRun<'_, '_>) -> Vec<Prompt> {
     let items = phase.list_all("prompts/list", "prompts").await;
     items
         .iter()
@@ -50,7 +50,11 @@ fn wrong_types() -> [(&'static str, Value); 5] {
 const HUGE: usize = 100_000;
 
 /// Calls each prompt with its cases.
-pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed: &Completed) {
+pub(super) async fn run(
+    phase: &mut SurfacesRun<'_, '_>,
+    prompts: &[Prompt],
+    completed: &Completed,
+) {
     for p in prompts {
         let item = phase.item(SurfaceKind::Prompt, &p.name);
         let plausible = |arg: &str| {
@@ -94,7 +98,7 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed
             SurfaceRef { kind: SurfaceKind::Prompt, name: p.name.clone(), argument: None };
         if !required.is_empty() {
             // No `arguments` member at all.
-            let probe = Probe {
+            let probe = SurfaceCase {
                 surface: surface.clone(),
                 item,
                 method: "prompts/get",
@@ -107,7 +111,7 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed
             phase.probe(probe).await;
         }
         for (args, intent, label) in cases {
-            let probe = Probe {
+            let probe = SurfaceCase {
                 surface: surface.clone(),
                 item,
                 method: "prompts/get",
@@ -123,7 +127,7 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, prompts: &[Prompt], completed
 }
 
 /// The params of `prompts/get` with `args`.
-fn params(probe: &Probe, args: &Map<String, Value>) -> Value {
+fn params(probe: &SurfaceCase, args: &Map<String, Value>) -> Value {
     json!({"name": probe.surface.name, "arguments": args})
 }
 

@@ -5,7 +5,7 @@
 
 use super::listed::{Completed, Listed, label};
 use super::shape::Shape;
-use super::{Intent, Phase, Probe};
+use super::{Intent, SurfaceCase, SurfacesRun};
 use crate::report::{SurfaceKind, SurfaceRef};
 use mcp_fuzz_generators::uri_template::{UriTemplate, odd_values, plausible_values};
 use serde_json::{Map, Value, json};
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub(crate) const MAX_READS: usize = 20;
 
 /// Reads both listings.
-pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Listed {
+pub(super) async fn list(phase: &mut SurfacesRun<'_, '_>) -> Listed {
     let mut listed = Listed::default();
     let resources = phase.list_all("resources/list", "resources").await;
     for (i, r) in resources.iter().enumerate() {
@@ -46,7 +46,7 @@ pub(super) async fn list(phase: &mut Phase<'_, '_>) -> Listed {
 }
 
 /// Reads listed resources, unknown URIs, and expanded templates.
-pub(super) async fn run(phase: &mut Phase<'_, '_>, listed: &Listed, completed: &Completed) {
+pub(super) async fn run(phase: &mut SurfacesRun<'_, '_>, listed: &Listed, completed: &Completed) {
     for uri in listed.resources.iter().take(MAX_READS) {
         let item = phase.item(SurfaceKind::Resource, uri);
         let surface = SurfaceRef { kind: SurfaceKind::Resource, name: uri.clone(), argument: None };
@@ -86,7 +86,7 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, listed: &Listed, completed: &
         let surface =
             SurfaceRef { kind: SurfaceKind::ResourceTemplate, name: text.clone(), argument: None };
         for (values, intent, label) in cases {
-            let probe = Probe {
+            let probe = SurfaceCase {
                 surface: surface.clone(),
                 item,
                 method: "resources/read",
@@ -102,8 +102,8 @@ pub(super) async fn run(phase: &mut Phase<'_, '_>, listed: &Listed, completed: &
 }
 
 /// A read of `uri`.
-fn read(surface: SurfaceRef, item: usize, uri: &str, intent: Intent, label: String) -> Probe {
-    Probe {
+fn read(surface: SurfaceRef, item: usize, uri: &str, intent: Intent, label: String) -> SurfaceCase {
+    SurfaceCase {
         surface,
         item,
         method: "resources/read",

@@ -7,7 +7,7 @@
 //! the same for any number of jobs.
 
 use super::exec::{self, Failure, SeqStep, StepRun};
-use super::minimize::{Minimized, Runner, Target, minimize};
+use super::minimize::{Goal, Minimized, Runner, minimize};
 use super::model::{self, Role};
 use super::walk::{SeqTool, Walker};
 use crate::config::RunConfig;
@@ -121,7 +121,7 @@ async fn walk_all(
             continue;
         }
         seen.push(key);
-        let target = Target::of(&failure);
+        let target = Goal::of(&failure);
         let mut runner = Runner { slot: &mut slots[0], output: &output, valid: &valid, patience };
         // The failing call alone, with the values it was sent: a bug of one call, which the
         // single-call phases report (when they did, nothing more to say).
