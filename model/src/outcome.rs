@@ -32,6 +32,10 @@ pub enum Outcome {
     InternalError {
         /// The error message.
         message: String,
+        /// The message or the error's `data` names an unreachable upstream: not a bug of input
+        /// handling (written only when true).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        upstream: bool,
     },
     /// Any other JSON-RPC error.
     RpcError {
@@ -44,6 +48,10 @@ pub enum Outcome {
         /// back says `false`): only live outcomes are judged.
         #[serde(skip)]
         refusal: bool,
+        /// The message or the error's `data` names an unreachable upstream: not a bug of input
+        /// handling (written only when true).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        upstream: bool,
     },
     /// No answer in time.
     Timeout,
@@ -188,7 +196,7 @@ impl Outcome {
     pub fn is_graceful(&self) -> bool {
         match self {
             Self::ToolError { .. } | Self::InvalidParams { .. } => true,
-            Self::RpcError { refusal, .. } => *refusal,
+            Self::RpcError { refusal, upstream, .. } => *refusal && !upstream,
             _ => false,
         }
     }
@@ -197,14 +205,14 @@ impl Outcome {
     #[must_use]
     pub fn is_failure(&self) -> bool {
         match self {
+            Self::InternalError { upstream, .. } => !upstream,
             Self::HandlerException { .. }
-            | Self::InternalError { .. }
             | Self::Timeout
             | Self::Exited { .. }
             | Self::ProtocolViolation { .. }
             | Self::OutputSchemaViolation { .. }
             | Self::Oversize { .. } => true,
-            Self::RpcError { refusal, .. } => !refusal,
+            Self::RpcError { refusal, upstream, .. } => !refusal && !upstream,
             _ => false,
         }
     }
@@ -224,13 +232,26 @@ impl Outcome {
     /// while stderr showed it).
     #[must_use]
     pub fn names_upstream(&self) -> bool {
-        matches!(self, Self::ToolError { upstream: true, .. } | Self::UpstreamTimeout { .. })
+        matches!(
+            self,
+            Self::ToolError { upstream: true, .. }
+                | Self::InternalError { upstream: true, .. }
+                | Self::RpcError { upstream: true, .. }
+                | Self::UpstreamTimeout { .. }
+        )
     }
 
-    /// Whether this outcome says nothing about input handling: slow work, a dead upstream.
+    /// Whether this outcome says nothing about input handling: slow work, a dead upstream (a
+    /// timeout while stderr names it, or a JSON-RPC error naming it).
     #[must_use]
     pub fn is_unjudged(&self) -> bool {
-        matches!(self, Self::Slow { .. } | Self::UpstreamTimeout { .. })
+        matches!(
+            self,
+            Self::Slow { .. }
+                | Self::UpstreamTimeout { .. }
+                | Self::InternalError { upstream: true, .. }
+                | Self::RpcError { upstream: true, .. }
+        )
     }
 
     /// The message or text carried, if any.
@@ -239,7 +260,7 @@ impl Outcome {
         match self {
             Self::ToolError { text, .. } | Self::HandlerException { text } => Some(text),
             Self::InvalidParams { message }
-            | Self::InternalError { message }
+            | Self::InternalError { message, .. }
             | Self::RpcError { message, .. } => Some(message),
             Self::ProtocolViolation { detail }
             | Self::OutputSchemaViolation { detail }
@@ -267,7 +288,7 @@ impl Outcome {
                 format!("{kind} {code}: {}", normalise(message))
             }
             Self::HandlerException { text: m }
-            | Self::InternalError { message: m }
+            | Self::InternalError { message: m, .. }
             | Self::InvalidParams { message: m }
             | Self::ToolError { text: m, .. } => format!("{kind}: {}", normalise(m)),
             // The breach, not the bytes quoted after it.
@@ -298,7 +319,7 @@ impl Outcome {
             Self::RpcError { code, message, .. } => {
                 specific(message).map(|m| format!("{kind} {code}: {m}"))
             }
-            Self::HandlerException { text: m } | Self::InternalError { message: m } => {
+            Self::HandlerException { text: m } | Self::InternalError { message: m, .. } => {
                 specific(m).map(|m| format!("{kind}: {m}"))
             }
             Self::ProtocolViolation { .. } => Some(self.cause()),
@@ -428,7 +449,12 @@ mod tests {
             pv("a line (at byte 9): `junk: 2`").cause()
         );
         assert_eq!(Outcome::Timeout.cause(), "timeout");
-        let rpc = Outcome::RpcError { code: -32000, message: "boom 3".into(), refusal: false };
+        let rpc = Outcome::RpcError {
+            code: -32000,
+            message: "boom 3".into(),
+            refusal: false,
+            upstream: false,
+        };
         assert_eq!(rpc.cause(), "rpc-error -32000: boom #");
     }
 }

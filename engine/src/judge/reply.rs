@@ -47,15 +47,17 @@ pub fn outcome(reply: Reply, stderr: impl FnOnce() -> Vec<String>, caller: Calle
     };
     match reply {
         Reply::Result(_) => Outcome::Ok,
-        Reply::RpcError { code: -32602, message } => {
+        Reply::RpcError { code: -32602, message, .. } => {
             Outcome::InvalidParams { message: text(message) }
         }
-        Reply::RpcError { code: -32603, message } => {
-            Outcome::InternalError { message: text(message) }
+        Reply::RpcError { code: -32603, message, data } => {
+            let upstream = names_upstream(&message, data.as_ref());
+            Outcome::InternalError { message: text(message), upstream }
         }
-        Reply::RpcError { code, message } => {
+        Reply::RpcError { code, message, data } => {
             let refusal = looks_like_validation(&message);
-            Outcome::RpcError { code, message: text(message), refusal }
+            let upstream = names_upstream(&message, data.as_ref());
+            Outcome::RpcError { code, message: text(message), refusal, upstream }
         }
         Reply::Timeout(_) if caller == Caller::Tool => {
             let stderr = stderr();
@@ -72,6 +74,16 @@ pub fn outcome(reply: Reply, stderr: impl FnOnce() -> Vec<String>, caller: Calle
     }
 }
 
+/// Whether a JSON-RPC error names an unreachable upstream, in its message or its `data`: the
+/// same wordings as an `isError` text or a stderr line, on every channel.
+fn names_upstream(message: &str, data: Option<&Value>) -> bool {
+    looks_like_upstream(message)
+        || data.is_some_and(|d| match d {
+            Value::String(s) => looks_like_upstream(s),
+            other => looks_like_upstream(&other.to_string()),
+        })
+}
+
 /// Judges a JSON-RPC response to a `tools/call` that came as a whole value (a real client's
 /// call path, read from the wire): as [`classify`] judges a reply.
 #[must_use]
@@ -82,7 +94,8 @@ pub fn response(response: &Value) -> Outcome {
     if let Some(error) = response.get("error") {
         let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
         let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        return classify(Reply::RpcError { code, message }, None, Vec::new);
+        let data = error.get("data").cloned();
+        return classify(Reply::RpcError { code, message, data }, None, Vec::new);
     }
     Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
 }
@@ -242,11 +255,35 @@ mod tests {
 
     #[test]
     fn rpc_codes_map_to_kinds() {
-        let c =
-            |code| classify(Reply::RpcError { code, message: "x".into() }, None, Vec::new).kind();
+        let c = |code| {
+            classify(Reply::RpcError { code, message: "x".into(), data: None }, None, Vec::new)
+                .kind()
+        };
         assert_eq!(c(-32602), OutcomeKind::InvalidParams);
         assert_eq!(c(-32603), OutcomeKind::InternalError);
         assert_eq!(c(-32000), OutcomeKind::RpcError);
+    }
+
+    #[test]
+    fn an_unreachable_upstream_is_read_on_every_channel() {
+        let rpc = |code, message: &str, data| {
+            classify(Reply::RpcError { code, message: message.into(), data }, None, Vec::new)
+        };
+        let chart = rpc(
+            -32603,
+            "Failed to generate chart: getaddrinfo ENOTFOUND antv-studio.alipay.com",
+            None,
+        );
+        assert!(chart.names_upstream() && chart.is_unjudged() && !chart.is_failure(), "{chart:?}");
+        let data = rpc(
+            -32000,
+            "upstream request failed",
+            Some(json!({"cause": "connect ECONNREFUSED 10.0.0.1:443"})),
+        );
+        assert!(data.names_upstream() && !data.is_graceful(), "{data:?}");
+        let own = rpc(-32603, "boom", None);
+        assert!(!own.names_upstream() && own.is_failure());
+        assert!(rpc(-32000, "count must be positive", None).is_graceful(), "a refusal");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn describe(o: &Outcome, settled: Option<Settled>) -> String {
         Outcome::HandlerException { text } => {
             format!("an exception surfaced as a tool error: {}", first_line(text))
         }
-        Outcome::InternalError { message } => {
+        Outcome::InternalError { message, .. } => {
             format!("JSON-RPC internal error -32603: {}", first_line(message))
         }
         Outcome::RpcError { code, message, .. } => {

@@ -106,7 +106,7 @@ pub async fn list_all(
 pub fn describe(reply: &Reply) -> String {
     match reply {
         Reply::Result(v) => format!("result {}", excerpt(v)),
-        Reply::RpcError { code, message } => format!("JSON-RPC error {code}: {message}"),
+        Reply::RpcError { code, message, .. } => format!("JSON-RPC error {code}: {message}"),
         Reply::Timeout(_) => "no answer in time".into(),
         Reply::Slow(why) => format!("too slow: {why}"),
         Reply::Exited(info) => format!("the server died ({info})"),

@@ -117,6 +117,8 @@ pub enum Reply {
         code: i64,
         /// The error message.
         message: String,
+        /// The error's `data`, when it has any.
+        data: Option<Value>,
     },
     /// No answer (and no progress) within the timeout; the call is still watched for a late
     /// answer.
@@ -536,9 +538,11 @@ impl Connection {
 
     async fn failure(&self, e: ServiceError) -> Reply {
         match e {
-            ServiceError::McpError(err) => {
-                Reply::RpcError { code: i64::from(err.code.0), message: err.message.to_string() }
-            }
+            ServiceError::McpError(err) => Reply::RpcError {
+                code: i64::from(err.code.0),
+                message: err.message.to_string(),
+                data: err.data,
+            },
             ServiceError::Timeout { .. } => Reply::Timeout(LateWatch::ended(Instant::now())),
             ServiceError::UnexpectedResponse => {
                 Reply::Protocol("a response that does not fit the request".into())
@@ -601,12 +605,13 @@ impl Connection {
             Some(v) => (Some(v), true),
             None => match &reply {
                 Reply::Result(r) => (Some(json!({"jsonrpc": "2.0", "id": id, "result": r})), false),
-                Reply::RpcError { code, message } => (
-                    Some(
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-                    ),
-                    false,
-                ),
+                Reply::RpcError { code, message, data } => {
+                    let mut error = json!({"code": code, "message": message});
+                    if let Some(d) = data {
+                        error["data"] = d.clone();
+                    }
+                    (Some(json!({"jsonrpc": "2.0", "id": id, "error": error})), false)
+                }
                 _ => (None, false),
             },
         };

@@ -480,7 +480,7 @@ fn verdict(
             let severity = if judged.minor { Severity::Warning } else { Severity::Failure };
             f(FindingKind::ProtocolViolation, severity, detail.clone())
         }
-        Outcome::InternalError { message }
+        Outcome::InternalError { message, .. }
             if intent != Intent::Listed && looks_like_validation(message) =>
         {
             f(
@@ -492,7 +492,7 @@ fn verdict(
                 ),
             )
         }
-        Outcome::InternalError { message } => {
+        Outcome::InternalError { message, .. } => {
             let severity =
                 if intent == Intent::Listed { Severity::Failure } else { Severity::Warning };
             f(
@@ -529,7 +529,7 @@ mod tests {
 
     #[test]
     fn minus_32603_is_a_failure_only_on_what_the_server_listed() {
-        let o = Outcome::InternalError { message: "boom".into() };
+        let o = Outcome::InternalError { message: "boom".into(), upstream: false };
         let judged = |outcome| Judged { outcome, minor: false };
         let o = judged(o);
         assert_eq!(verdict(&o, Intent::Listed, "10 s").map(|v| v.1), Some(Severity::Failure));

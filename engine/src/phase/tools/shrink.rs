@@ -757,7 +757,8 @@ mod tests {
             !Signature::of(&a).matches(&exit(101, "thread 'main' panicked at src/main.rs:99:1:"))
         );
         assert!(!Signature::of(&a).matches(&exit(3, "")));
-        let rpc = |code| Outcome::RpcError { code, message: "x".into(), refusal: false };
+        let rpc =
+            |code| Outcome::RpcError { code, message: "x".into(), refusal: false, upstream: false };
         assert!(Signature::of(&rpc(-32000)).matches(&rpc(-32000)));
         assert!(!Signature::of(&rpc(-32000)).matches(&rpc(-32001)));
         assert!(!Signature::of(&Outcome::Timeout).matches(&Outcome::Ok));
