@@ -38,13 +38,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// A panic is a bug in mcp-fuzz: kill every server it started (their process groups, so
-/// grandchildren too), print the panic, and end the run with status 101. The run is not
-/// continued, since its servers are gone and any report would be wrong.
+/// A panic is a bug in mcp-fuzz: kill every server and client it started (their process groups,
+/// so grandchildren too, and the clients' helpers by their marker), print the panic, and end the
+/// run with status 101. The run is not continued, since its servers are gone and any report would
+/// be wrong.
 fn kill_servers_on_panic() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        mcp_fuzz_engine::transport::kill_all_servers();
+        mcp_fuzz_process::kill_all();
         mcp_fuzz_clients::real::stop_all();
         default(info);
         #[expect(clippy::print_stderr, reason = "the last words of a crashing run")]

@@ -1,13 +1,15 @@
 //! A client process in its own process group, with its output collected and a guaranteed end.
 //!
-//! See `DESIGN.md` next to this file: the group is killed with `SIGKILL` whenever the [`Proc`]
-//! ends (finish, error, panic unwinding through `Drop`), and a sweep kills every process that
-//! carries the capture's environment marker, which also reaches helpers that left the group.
+//! See `DESIGN.md` next to this file: the group (a [`mcp_fuzz_process::Group`], registered like
+//! the engine's servers, so the binary's panic hook reaches it) is killed with `SIGKILL` whenever
+//! the [`Proc`] ends (finish, error, panic unwinding through `Drop`), and a sweep kills every
+//! process that carries the capture's environment marker, which also reaches helpers that left
+//! the group.
 
-use nix::sys::signal::{Signal, kill, killpg};
+use mcp_fuzz_process::Group;
+use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -96,7 +98,7 @@ pub fn stop_all() {
 /// A running client. Dropping it kills the group and sweeps the marker.
 pub(crate) struct Proc {
     child: Child,
-    pgid: Pid,
+    group: Group,
     stdout: Option<Collector>,
     stderr: Option<Collector>,
     marker: String,
@@ -123,19 +125,13 @@ impl Proc {
                 "mcp-fuzz is stopping: no client is started",
             ));
         }
-        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        mcp_fuzz_process::in_own_group(&mut command);
         let mut child = command.spawn()?;
-        let pid = i32::try_from(child.id()).expect("a pid fits in i32");
+        let group = Group::led_by(child.id());
         let stdout = child.stdout.take().map(Collector::start);
         let stderr = child.stderr.take().map(Collector::start);
-        Ok(Self {
-            child,
-            pgid: Pid::from_raw(pid),
-            stdout,
-            stderr,
-            marker: marker.to_owned(),
-            status: None,
-        })
+        Ok(Self { child, group, stdout, stderr, marker: marker.to_owned(), status: None })
     }
 
     /// Waits for the client to exit until `deadline`; `None` when it is still running.
@@ -177,9 +173,9 @@ impl Proc {
     }
 
     fn terminate(&mut self) {
-        // The group outlives its leader when helpers remain: kill it either way. ESRCH (nothing
-        // left) is the normal case after a clean exit.
-        let _ = killpg(self.pgid, Signal::SIGKILL);
+        // The group outlives its leader when helpers remain: kill it either way (once: `finish`
+        // and then `Drop` both come here).
+        self.group.kill();
         if self.status.is_none() {
             // SIGKILL cannot be ignored: the wait returns at once.
             self.status = self.child.wait().ok().filter(|s| s.code().is_some());

@@ -16,6 +16,7 @@ pub use progress::{Late, LateWatch};
 pub use mcp_fuzz_compat::capture::excerpt;
 pub use mcp_fuzz_model::outcome::ExitInfo;
 pub use mcp_fuzz_model::target::{Exchange, ServerInfo, Target, TargetInfo, redact};
+use mcp_fuzz_process::Group;
 use progress::{Book, Handler};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, CustomRequest, Implementation, PingRequest,
@@ -142,7 +143,8 @@ pub struct Connection {
     wire: Option<Arc<WireState>>,
     exit: Option<watch::Receiver<Option<ExitInfo>>>,
     kill: Option<oneshot::Sender<()>>,
-    pgid: Option<i32>,
+    /// The server's process group (stdio only).
+    group: Option<Arc<Group>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// What the server said about itself.
     pub server: ServerInfo,
@@ -216,7 +218,7 @@ impl Connection {
         cwd: Option<&PathBuf>,
         opts: &ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, pgid } =
+        let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
             spawn(command, env, inherit_env, cwd)?;
         let wire = Arc::new(WireState::default());
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
@@ -237,7 +239,7 @@ impl Connection {
             Some(Ok(Err(e))) => {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 let exited = exit_rx.borrow().clone();
-                kill_group(pgid);
+                group.kill();
                 let stderr = tail(&stderr);
                 return Err(match exited {
                     Some(info) => {
@@ -247,7 +249,7 @@ impl Connection {
                 });
             }
             Some(Err(_)) => {
-                kill_group(pgid);
+                group.kill();
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 return Err(ConnectError::StartupTimeout(opts.startup_timeout, tail(&stderr)));
             }
@@ -256,7 +258,7 @@ impl Connection {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let info =
                     exit_rx.borrow().clone().unwrap_or(ExitInfo { code: None, signal: None });
-                kill_group(pgid);
+                group.kill();
                 return Err(ConnectError::ExitedDuringStartup {
                     status: info.to_string(),
                     stderr: tail(&stderr),
@@ -278,7 +280,7 @@ impl Connection {
             wire: Some(wire),
             exit: Some(exit_rx),
             kill: Some(kill_tx),
-            pgid,
+            group: Some(group),
             stderr,
             server,
         })
@@ -341,7 +343,7 @@ impl Connection {
             wire: None,
             exit: None,
             kill: None,
-            pgid: None,
+            group: None,
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             server,
         })
@@ -637,7 +639,7 @@ impl Connection {
     /// Kills the server's whole process group and stops the connection, while calls still in
     /// flight on it (from other tasks) hold it: they end as the process exits.
     pub fn kill(&self) {
-        kill_group(self.pgid);
+        self.kill_group();
         self.client.cancellation_token().cancel();
     }
 
@@ -646,28 +648,37 @@ impl Connection {
         if let Some(k) = self.kill.take() {
             let _ = k.send(());
         }
-        kill_group(self.pgid);
+        self.kill_group();
         if let Some(mut rx) = self.exit.take() {
             let _ =
                 tokio::time::timeout(Duration::from_secs(2), rx.wait_for(Option::is_some)).await;
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), self.client.close()).await;
     }
+
+    /// `SIGKILL` to the server's whole process group, once (an HTTP server is not ours to kill).
+    fn kill_group(&self) {
+        if let Some(group) = &self.group {
+            group.kill();
+        }
+    }
 }
 
 /// A stdio server just started: its pipes, its stderr tail (drained by a task), the watch on
-/// its exit status, and the switch that kills its process group.
+/// its exit status, the switch that kills its process group and the group itself (shared with
+/// the task that watches the exit, and killed at the latest when the last holder drops it).
 pub(crate) struct Spawned {
     pub stdin: tokio::process::ChildStdin,
     pub stdout: tokio::process::ChildStdout,
     pub stderr: Arc<Mutex<VecDeque<String>>>,
     pub exit_rx: watch::Receiver<Option<ExitInfo>>,
     pub kill_tx: oneshot::Sender<()>,
-    pub pgid: Option<i32>,
+    pub group: Arc<Group>,
 }
 
-/// Starts a stdio server in a process group of its own, with the minimal environment unless
-/// `inherit_env`; a task drains its stderr and another watches its exit.
+/// Starts a stdio server in a process group of its own (`mcp_fuzz_process::in_own_group`), with
+/// the minimal environment unless `inherit_env`; a task drains its stderr and another watches its
+/// exit.
 pub(crate) fn spawn(
     command: &[String],
     env: &[(String, String)],
@@ -677,13 +688,9 @@ pub(crate) fn spawn(
     let (program, args) = command
         .split_first()
         .ok_or_else(|| ConnectError::Invalid("no server command given after `--`".into()))?;
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    cmd.process_group(0);
+    let mut cmd = std::process::Command::new(program);
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    mcp_fuzz_process::in_own_group(&mut cmd);
     if !inherit_env {
         cmd.env_clear();
         for (k, v) in std::env::vars_os() {
@@ -697,12 +704,12 @@ pub(crate) fn spawn(
     if let Some(dir) = cwd {
         cmd.current_dir(dir);
     }
+    // The exit is awaited, so the child is tokio's; the conversion keeps all of the above.
+    let mut cmd = tokio::process::Command::from(cmd);
+    cmd.kill_on_drop(true);
     let mut child =
         cmd.spawn().map_err(|source| ConnectError::Spawn { program: program.clone(), source })?;
-    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
-    if let Some(p) = pgid {
-        live_groups().push(p);
-    }
+    let group = Arc::new(Group::led_by(child.id().expect("a child not yet waited for has a pid")));
     let stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take().expect("stdin is piped");
     let stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -722,11 +729,12 @@ pub(crate) fn spawn(
     }
     let (exit_tx, exit_rx) = watch::channel(None);
     let (kill_tx, kill_rx) = oneshot::channel::<()>();
+    let watched = Arc::clone(&group);
     tokio::spawn(async move {
         let status = tokio::select! {
             s = child.wait() => s,
             _ = kill_rx => {
-                kill_group(pgid);
+                watched.kill();
                 child.wait().await
             }
         };
@@ -736,7 +744,7 @@ pub(crate) fn spawn(
         });
         let _ = exit_tx.send(Some(info));
     });
-    Ok(Spawned { stdin, stdout, stderr, exit_rx, kill_tx, pgid })
+    Ok(Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group })
 }
 
 impl Drop for Connection {
@@ -744,7 +752,7 @@ impl Drop for Connection {
         if let Some(k) = self.kill.take() {
             let _ = k.send(());
         }
-        kill_group(self.pgid);
+        self.kill_group();
     }
 }
 
@@ -806,47 +814,6 @@ fn watch_late(
         let _ = tx.send(late);
     });
     watch
-}
-
-/// Process groups of the servers this process started and has not killed yet.
-static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
-
-fn live_groups() -> std::sync::MutexGuard<'static, Vec<i32>> {
-    // A panic while the lock was held must not stop the clean-up that follows it.
-    LIVE_GROUPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// SIGKILL to the process group of every server this process started and has not killed yet.
-///
-/// For a panic hook: dropping a [`Connection`] kills its server, but a panic that does not
-/// unwind (a panic while panicking, `panic = "abort"`, `std::process::exit`) drops nothing.
-pub fn kill_all_servers() {
-    let groups = std::mem::take(&mut *live_groups());
-    for g in groups {
-        signal_group(g);
-    }
-}
-
-fn signal_group(pgid: i32) {
-    let _ = nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(pgid),
-        nix::sys::signal::Signal::SIGKILL,
-    );
-}
-
-/// SIGKILL to a whole process group (the server and whatever it spawned), once: a group
-/// already killed is not signalled again (its number may belong to another process by then).
-fn kill_group(pgid: Option<i32>) {
-    let Some(p) = pgid.filter(|&p| p > 1) else { return };
-    let live = {
-        let mut groups = live_groups();
-        let before = groups.len();
-        groups.retain(|&g| g != p);
-        groups.len() < before
-    };
-    if live {
-        signal_group(p);
-    }
 }
 
 fn server_info(client: &RunningService<RoleClient, Handler>) -> ServerInfo {

@@ -6,7 +6,8 @@
 //! environment, stderr drained, exit watched) and killed with its group when the session ends.
 //! Lines longer than the response limit are dropped while they stream, so memory stays bounded.
 
-use super::{ConnectError, ConnectOptions, ExitInfo, Spawned, Target, kill_group, spawn, tail};
+use super::{ConnectError, ConnectOptions, ExitInfo, Spawned, Target, spawn, tail};
+use mcp_fuzz_process::Group;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -40,7 +41,7 @@ pub struct RawSession {
     lines: mpsc::Receiver<Heard>,
     exit: watch::Receiver<Option<ExitInfo>>,
     kill: Option<oneshot::Sender<()>>,
-    pgid: Option<i32>,
+    group: Arc<Group>,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -57,11 +58,11 @@ impl RawSession {
                     .into(),
             ));
         };
-        let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, pgid } =
+        let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
             spawn(command, env, *inherit_env, cwd.as_ref())?;
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, opts.max_response_bytes, tx));
-        Ok(Self { stdin, lines, exit: exit_rx, kill: Some(kill_tx), pgid, stderr })
+        Ok(Self { stdin, lines, exit: exit_rx, kill: Some(kill_tx), group, stderr })
     }
 
     /// Writes one message as one line. False when the pipe is closed.
@@ -198,7 +199,7 @@ impl RawSession {
         if let Some(k) = self.kill.take() {
             let _ = k.send(());
         }
-        kill_group(self.pgid);
+        self.group.kill();
         let _ =
             tokio::time::timeout(Duration::from_secs(2), self.exit.wait_for(Option::is_some)).await;
     }
@@ -209,7 +210,7 @@ impl Drop for RawSession {
         if let Some(k) = self.kill.take() {
             let _ = k.send(());
         }
-        kill_group(self.pgid);
+        self.group.kill();
     }
 }
 
