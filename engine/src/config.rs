@@ -349,6 +349,7 @@ mod tests {
                     roots: Vec::new(),
                 },
                 timeout: Duration::from_secs(10),
+                spares: std::sync::Arc::default(),
             },
             seed: 0,
             cases: 10,

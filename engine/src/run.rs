@@ -59,6 +59,7 @@ pub async fn run(cfg: &RunConfig, mut on_event: impl FnMut(&RunEvent)) -> Result
         findings: Vec::new(),
         restarts: 0,
         calls: 0,
+        spares: 0,
         duration_secs: 0.0,
         baseline: None,
         stopped: tools.stop.map(|s| s.to_string()),
@@ -109,6 +110,7 @@ pub async fn run(cfg: &RunConfig, mut on_event: impl FnMut(&RunEvent)) -> Result
     report.tools = tools.reports;
     report.calls = calls;
     report.restarts = restarts;
+    report.spares = cfg.server.spares.started();
     report.duration_secs = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
     Ok(report)
 }

@@ -9,8 +9,9 @@ use crate::transport::{
     ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target,
 };
 use serde_json::{Map, Value};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// How to reach a server and how long to wait for it.
 #[derive(Debug, Clone)]
@@ -21,7 +22,76 @@ pub struct ServerSpec {
     pub connect: ConnectOptions,
     /// Per-call timeout.
     pub timeout: Duration,
+    /// The warm spares of every instance of this server (shared by the clones of the spec).
+    pub spares: Arc<Spares>,
 }
+
+/// Server processes started ahead of need, past their handshake, so that a restart, a
+/// fresh-process re-run or a sequence walk takes a ready process instead of waiting for a
+/// start. Whether they pay is measured once: how long the server took to start the first time.
+/// An instance keeps [`SPARES_PER_INSTANCE`] spares starting or ready, from its first replaced
+/// process on (a server that never dies and is never renewed never gets one).
+///
+/// See: issue 29 (a Python SDK server takes about 1.2 s from spawn to the end of its
+/// handshake; a run that restarts it 35 times waited 45 s).
+#[derive(Debug, Default)]
+pub struct Spares {
+    /// How long the first start took.
+    start: OnceLock<Duration>,
+    /// Spares started.
+    started: AtomicU64,
+    /// Spares that died or failed to start before they were used.
+    lost: AtomicU64,
+}
+
+/// A start time from which spares pay.
+///
+/// Why: a fixture server starts in 2-5 ms, a Node.js SDK server in about 0.3 s and a Python
+/// SDK server in about 1.2 s; below a quarter of a second a spare saves less than the process
+/// it keeps alive costs.
+const SPARES_PAY_FROM: Duration = Duration::from_millis(250);
+
+impl Spares {
+    /// Spares started so far.
+    #[must_use]
+    pub fn started(&self) -> u64 {
+        self.started.load(Ordering::Relaxed)
+    }
+
+    /// Spares that died or failed to start before they were used.
+    #[must_use]
+    pub fn lost(&self) -> u64 {
+        self.lost.load(Ordering::Relaxed)
+    }
+
+    /// How long the server's first start took, once measured.
+    #[must_use]
+    pub fn start_time(&self) -> Option<Duration> {
+        self.start.get().copied()
+    }
+
+    /// Counts a spare started elsewhere (the protocol phase's raw processes).
+    pub(crate) fn count_started(&self) {
+        self.started.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether a spare pays for this server: it is a local process that starts slowly.
+    pub(crate) fn pay(&self, target: &Target) -> bool {
+        matches!(target, Target::Stdio { .. })
+            && self.start_time().is_some_and(|t| t >= SPARES_PAY_FROM)
+    }
+}
+
+/// Spares an instance keeps starting or ready.
+///
+/// Why: deaths come in bursts (a tool that exits on every negative number meets a run of
+/// them in its boundary cases, shrinking replays one again and again); one spare covers one
+/// restart per start time, three cover a burst while the next ones start, and three Python
+/// processes (about 50 MB each) stay well within the memory the README states.
+const SPARES_PER_INSTANCE: usize = 3;
+
+/// A spare being started, or started.
+type Spare = tokio::task::JoinHandle<Result<Connection, ConnectError>>;
 
 /// One live server instance (or none yet): connected on first use, reconnected after it died or
 /// stopped answering.
@@ -46,6 +116,10 @@ pub struct Instance<'s> {
     /// The `tools/call` requests sent to the current process, in order (`None` once past
     /// [`MAX_HISTORY`]): a failure that needs earlier calls is replayed from them.
     history: Option<History>,
+    /// A process of the server was replaced (a restart or a renewal): spares may pay.
+    replaced: bool,
+    /// The next processes, started ahead of need ([`Spares`]), oldest first.
+    spares: std::collections::VecDeque<Spare>,
 }
 
 pub use mcp_fuzz_model::report::History;
@@ -109,6 +183,8 @@ impl<'s> Instance<'s> {
             renewing: false,
             stray: (0, Vec::new()),
             history: Some(History::default()),
+            replaced: false,
+            spares: std::collections::VecDeque::new(),
         }
     }
 
@@ -117,7 +193,7 @@ impl<'s> Instance<'s> {
     /// # Errors
     /// [`ConnectError`] when the server cannot be started or initialised.
     pub async fn start(spec: &'s ServerSpec) -> Result<Self, ConnectError> {
-        let conn = Connection::connect(&spec.target, &spec.connect).await?;
+        let conn = connect_timed(spec).await?;
         Ok(Self::new(spec, Some(conn)))
     }
 
@@ -140,21 +216,67 @@ impl<'s> Instance<'s> {
 
     async fn ensure(&mut self) -> Result<&Arc<Connection>, ConnectError> {
         if self.conn.is_none() {
-            let c = Connection::connect(&self.spec.target, &self.spec.connect).await?;
+            let c = match self.take_spare().await {
+                Some(c) => c,
+                None => connect_timed(self.spec).await?,
+            };
             if self.connected_once && !self.renewing {
                 self.restarts += 1;
             }
+            self.replaced |= self.connected_once;
             self.renewing = false;
             self.connected_once = true;
             self.calls_on_conn = 0;
             self.history = Some(History::default());
             self.conn = Some(Arc::new(c));
+            self.warm_spare();
         }
         Ok(self.conn.as_ref().expect("just connected"))
     }
 
-    /// Ends the connection (if any) and kills the server's process group.
+    /// The oldest spare that is alive past its handshake, if any was started; the dead ones
+    /// before it are closed and counted.
+    async fn take_spare(&mut self) -> Option<Connection> {
+        while let Some(spare) = self.spares.pop_front() {
+            match spare.await {
+                Ok(Ok(c)) if c.exited().is_none() => return Some(c),
+                Ok(Ok(c)) => c.close().await,
+                Ok(Err(_)) | Err(_) => {}
+            }
+            self.spec.spares.lost.fetch_add(1, Ordering::Relaxed);
+        }
+        None
+    }
+
+    /// Starts processes ahead of need, up to [`SPARES_PER_INSTANCE`], once a process of this
+    /// instance was replaced, if spares pay for the server.
+    fn warm_spare(&mut self) {
+        let spares = &self.spec.spares;
+        if !self.replaced || !spares.pay(&self.spec.target) {
+            return;
+        }
+        while self.spares.len() < SPARES_PER_INSTANCE {
+            spares.started.fetch_add(1, Ordering::Relaxed);
+            let (target, connect) = (self.spec.target.clone(), self.spec.connect.clone());
+            self.spares.push_back(tokio::spawn(async move {
+                Connection::connect(&target, &connect).await
+            }));
+        }
+    }
+
+    /// Ends the connection (if any) and the spare, and kills their process groups.
     pub async fn close(&mut self) {
+        for spare in std::mem::take(&mut self.spares) {
+            spare.abort();
+            if let Ok(Ok(c)) = spare.await {
+                c.close().await;
+            }
+        }
+        self.drop_connection().await;
+    }
+
+    /// Ends the connection (if any) and kills its server's process group; the spare stays.
+    async fn drop_connection(&mut self) {
         if let Some(c) = self.conn.take() {
             let (n, first) = c.stray_violations();
             self.stray.0 += n;
@@ -191,7 +313,7 @@ impl<'s> Instance<'s> {
     /// Ends the connection on purpose, so that the next call runs on a fresh process (not
     /// counted as a restart).
     pub async fn renew(&mut self) {
-        self.close().await;
+        self.drop_connection().await;
         self.renewing = true;
     }
 
@@ -312,7 +434,7 @@ impl<'s> Instance<'s> {
             _ => false,
         };
         if dead {
-            self.close().await;
+            self.drop_connection().await;
         }
         Ok((reply, stderr))
     }
@@ -349,10 +471,19 @@ impl<'s> Instance<'s> {
         .then(|| self.history.clone())
         .flatten();
         if restarted {
-            self.close().await;
+            self.drop_connection().await;
         }
         Called { outcome, restarted, result, exchange, stderr, late, call_no, history }
     }
+}
+
+/// Starts the server and completes the handshake, measuring the first start of `spec`'s server
+/// (whether spares pay for it).
+async fn connect_timed(spec: &ServerSpec) -> Result<Connection, ConnectError> {
+    let started = Instant::now();
+    let c = Connection::connect(&spec.target, &spec.connect).await?;
+    let _ = spec.spares.start.set(started.elapsed());
+    Ok(c)
 }
 
 /// Sends one `tools/call` and waits for its reply, recording the exchange when asked.

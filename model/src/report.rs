@@ -46,6 +46,10 @@ pub struct Report {
     pub restarts: u64,
     /// `tools/call` requests made.
     pub calls: u64,
+    /// Server processes started ahead of need (warm spares: a restart took a ready process
+    /// instead of waiting for a start); only for servers that start slowly.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spares: u64,
     /// Wall time, in seconds.
     pub duration_secs: f64,
     /// What `--baseline` did, when one was given.
@@ -286,6 +290,11 @@ pub struct Finding {
 
 /// Other cases of one cause kept on its finding.
 pub const MAX_OTHER_CASES: usize = 10;
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 fn one() -> u64 {
     1

@@ -25,6 +25,7 @@ pub fn stdio(command: &Path, env: &[(&str, &str)]) -> ServerSpec {
             roots: Vec::new(),
         },
         timeout: Duration::from_secs(10),
+        spares: std::sync::Arc::default(),
     }
 }
 

@@ -43,6 +43,7 @@ impl Profile {
                 roots: self.roots.clone().unwrap_or_default().into_iter().map(Into::into).collect(),
             },
             timeout,
+            spares: std::sync::Arc::default(),
         }
     }
 

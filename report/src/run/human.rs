@@ -91,7 +91,9 @@ pub fn render(r: &Report) -> String {
     if let Some(p) = super::protocol_text(r) {
         let _ = writeln!(s, "Protocol: {p}");
     }
-    let _ = writeln!(s, "{} calls, {} restarts, {:.1}s", r.calls, r.restarts, r.duration_secs);
+    let spares = if r.spares > 0 { format!(", {} warm spares", r.spares) } else { String::new() };
+    let _ =
+        writeln!(s, "{} calls, {} restarts{spares}, {:.1}s", r.calls, r.restarts, r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
     }

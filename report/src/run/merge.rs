@@ -73,6 +73,7 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
             (a, b) => a.or(b),
         };
         merged.restarts += report.restarts;
+        merged.spares += report.spares;
         merged.calls += report.calls;
         merged.duration_secs = merged.duration_secs.max(report.duration_secs);
         merged.baseline = match (merged.baseline.take(), report.baseline) {

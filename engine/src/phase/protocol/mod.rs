@@ -123,10 +123,12 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
         cfg,
         session: None,
         blank: None,
+        ahead: Vec::new(),
         results: Vec::new(),
         failed: Vec::new(),
         silences: 0,
     };
+    phase.start_ahead();
     if let Err(why) = phase.fresh().await {
         let summary = ProtocolSummary::of(Vec::new(), Some(why));
         return Protocol { summary, findings: Vec::new() };
@@ -134,7 +136,8 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
     for check in CHECKS {
         phase.check(check, tool).await;
     }
-    for s in [phase.session.take(), phase.blank.take()].into_iter().flatten() {
+    let ahead = std::mem::take(&mut phase.ahead);
+    for s in [phase.session.take(), phase.blank.take()].into_iter().flatten().chain(ahead) {
         s.close().await;
     }
     Protocol { summary: ProtocolSummary::of(phase.results, None), findings: grouped(phase.failed) }
@@ -222,6 +225,9 @@ struct Runner<'c> {
     session: Option<RawSession>,
     /// A process nobody has initialised, kept for the next check that needs one.
     blank: Option<RawSession>,
+    /// Processes started ahead of need, for a server that starts slowly: the checks that need
+    /// a process nobody has initialised take them, ready.
+    ahead: Vec<RawSession>,
     results: Vec<ProtocolCheck>,
     failed: Vec<Failed>,
     silences: usize,
@@ -248,10 +254,38 @@ impl Runner<'_> {
         }
     }
 
-    /// A process that has not been sent anything.
+    /// A process that has not been sent anything: one started ahead, while it lives, or a new
+    /// one.
     fn blank(&mut self) -> Result<RawSession, String> {
+        while let Some(s) = self.ahead.pop() {
+            if s.exited().is_none() {
+                return Ok(s);
+            }
+        }
         RawSession::start(&self.cfg.server.target, &self.cfg.server.connect)
             .map_err(|e| format!("the server could not be started: {e}"))
+    }
+
+    /// For a server that starts slowly (the server's warm spares pay), starts the processes
+    /// the checks on uninitialised processes need, so that their start overlaps the other
+    /// checks.
+    fn start_ahead(&mut self) {
+        let spares = &self.cfg.server.spares;
+        if !spares.pay(&self.cfg.server.target) {
+            return;
+        }
+        let uninitialised =
+            CHECKS.iter().filter(|c| matches!(c.how, How::Initialize { .. })).count()
+                + usize::from(CHECKS.iter().any(|c| matches!(c.how, How::BeforeInitialize { .. })));
+        for _ in 0..uninitialised {
+            match RawSession::start(&self.cfg.server.target, &self.cfg.server.connect) {
+                Ok(s) => {
+                    spares.count_started();
+                    self.ahead.push(s);
+                }
+                Err(_) => return,
+            }
+        }
     }
 
     /// Runs one check of the table.

@@ -82,6 +82,7 @@ mod tests {
                     roots: Vec::new(),
                 },
                 timeout: Duration::from_secs(1),
+                spares: std::sync::Arc::default(),
             },
             seed: 0,
             cases: 1,
