@@ -5,9 +5,9 @@ use crate::dialect::to_2020_12;
 use crate::prove::Prover;
 use crate::rules::{self, Level};
 use crate::witness::{self, Budget, Search};
-use mcp_fuzz_generators::Generator;
 use mcp_fuzz_generators::keywords::is_assertion;
 use mcp_fuzz_generators::pointer::push;
+use mcp_fuzz_generators::{Generator, SchemaError};
 use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
 
@@ -316,7 +316,7 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<Change> {
 }
 
 /// Judges `source ⊆ target` for one tool and direction (for outputs the caller passes new as the
-/// source and old as the target).
+/// source and old as the target): a proof, else a witness search within the bounds.
 fn judge(
     tool: &str,
     direction: Direction,
@@ -330,43 +330,12 @@ fn judge(
         entry.reason = "identical schemas".into();
         return entry;
     }
-    let (old, new) =
-        if direction == Direction::Output { (target, source) } else { (source, target) };
     let (sg, tg) = match (Generator::compile(source), Generator::compile(target)) {
         (Ok(s), Ok(t)) => (s, t),
-        (Err(e), _) | (_, Err(e)) => {
-            let which = if direction == Direction::Output {
-                "output-schema-unreadable"
-            } else {
-                "input-schema-unreadable"
-            };
-            entry.verdict = Verdict::Unknown;
-            entry.changes.push(change(which, &e.pointer, &e.kind.to_string()));
-            entry.reason = format!("a schema cannot be read: {e}");
-            entry.counted = entry.verdict;
-            return entry;
-        }
+        (Err(e), _) | (_, Err(e)) => return unreadable(entry, &e),
     };
-    let (ns, nt) = (to_2020_12(source, sg.dialect()), to_2020_12(target, tg.dialect()));
-    entry.changes = schema_changes(
-        &to_2020_12(old, if direction == Direction::Output { tg.dialect() } else { sg.dialect() }),
-        &to_2020_12(new, if direction == Direction::Output { sg.dialect() } else { tg.dialect() }),
-        direction == Direction::Output,
-    );
-    let moved = |schema: &Value, dialect| {
-        crate::prove::refs(schema)
-            .into_iter()
-            .find(|r| crate::dialect::ref_may_have_moved(r, dialect))
-            .map(str::to_owned)
-    };
-    let proof = match moved(source, sg.dialect()).or_else(|| moved(target, tg.dialect())) {
-        Some(reference) => {
-            Err(format!("`$ref` `{reference}` points into a part the draft rewrite moves"))
-        }
-        // Arguments and structuredContent are JSON objects: only objects count at the root.
-        None => Prover::new(&ns, &nt).objects_at_root().includes(),
-    };
-    let not_proved = match proof {
+    entry.changes = described_changes(direction, source, target, &sg, &tg);
+    let not_proved = match proof(source, target, &sg, &tg) {
         Ok(()) => {
             entry.reason = "proved: every value the source allows, the target allows".into();
             return entry;
@@ -387,57 +356,116 @@ fn judge(
         objects_only: true,
     };
     match witness::search(&sg, &tg, &witness::declared_names(source), budget) {
-        Search::Found(w, tried) => {
-            entry.candidates = tried;
-            entry.verdict = Verdict::Breaking;
-            entry.counted = if w.open_content && options.open_content == OpenContent::Review {
-                Verdict::Review
-            } else {
-                Verdict::Breaking
-            };
-            let side = if direction == Direction::Output {
-                "the new outputSchema allows it, the old one"
-            } else {
-                "the old inputSchema accepts it, the new one"
-            };
-            entry.reason = format!(
-                "witness: {side} rejects it at {} (`{}`){}",
-                if w.pointer.is_empty() {
-                    "the root".to_owned()
-                } else {
-                    format!("`{}`", w.pointer)
-                },
-                w.keyword,
-                if w.open_content {
-                    "; it needs a property the source never declared (open content)"
-                } else {
-                    ""
-                }
-            );
-            if entry.changes.is_empty() {
-                let prefix = direction.as_str();
-                entry.changes.push(change(
-                    &format!("{prefix}-keyword-changed"),
-                    "",
-                    &format!("rejected by `{}`", w.keyword),
-                ));
-            }
-            entry.witness = Some(w);
-        }
+        Search::Found(w, tried) => record_witness(&mut entry, w, tried, options.open_content),
         Search::NotFound { tried, timed_out } => {
-            entry.candidates = tried;
-            entry.verdict = Verdict::Unknown;
-            entry.counted = Verdict::Unknown;
-            entry.reason = if timed_out {
-                format!(
-                    "not proved ({not_proved}); time budget exhausted after {tried} candidates without a witness"
-                )
-            } else {
-                format!("not proved ({not_proved}); no witness among {tried} candidates")
-            };
+            record_no_witness(&mut entry, tried, timed_out, &not_proved);
         }
     }
     entry
+}
+
+/// The entry of a direction whose schema cannot be compiled: `unknown`, with the reason.
+fn unreadable(mut entry: Entry, e: &SchemaError) -> Entry {
+    let which = if entry.direction == Direction::Output {
+        "output-schema-unreadable"
+    } else {
+        "input-schema-unreadable"
+    };
+    entry.verdict = Verdict::Unknown;
+    entry.changes.push(change(which, &e.pointer, &e.kind.to_string()));
+    entry.reason = format!("a schema cannot be read: {e}");
+    entry.counted = entry.verdict;
+    entry
+}
+
+/// The descriptive changes of one direction, old to new, each schema in 2020-12 form by the
+/// dialect its generator read.
+fn described_changes(
+    direction: Direction,
+    source: &Value,
+    target: &Value,
+    sg: &Generator,
+    tg: &Generator,
+) -> Vec<Change> {
+    let output = direction == Direction::Output;
+    let (old, new) = if output { (target, source) } else { (source, target) };
+    schema_changes(
+        &to_2020_12(old, if output { tg.dialect() } else { sg.dialect() }),
+        &to_2020_12(new, if output { sg.dialect() } else { tg.dialect() }),
+        output,
+    )
+}
+
+/// The structural proof of `source ⊆ target`, or why it failed; a `$ref` into a part the draft
+/// rewrite moves is not proved at all.
+fn proof(source: &Value, target: &Value, sg: &Generator, tg: &Generator) -> Result<(), String> {
+    let moved = |schema: &Value, dialect| {
+        crate::prove::refs(schema)
+            .into_iter()
+            .find(|r| crate::dialect::ref_may_have_moved(r, dialect))
+            .map(str::to_owned)
+    };
+    match moved(source, sg.dialect()).or_else(|| moved(target, tg.dialect())) {
+        Some(reference) => {
+            Err(format!("`$ref` `{reference}` points into a part the draft rewrite moves"))
+        }
+        None => {
+            let (ns, nt) = (to_2020_12(source, sg.dialect()), to_2020_12(target, tg.dialect()));
+            // Arguments and structuredContent are JSON objects: only objects count at the root.
+            Prover::new(&ns, &nt).objects_at_root().includes()
+        }
+    }
+}
+
+/// Records a witness: `breaking` (counted as `review` when it needs open content and the policy
+/// says so), with the reason and, when nothing else was described, the keyword that rejected it.
+fn record_witness(entry: &mut Entry, w: witness::Witness, tried: usize, open_content: OpenContent) {
+    entry.candidates = tried;
+    entry.verdict = Verdict::Breaking;
+    entry.counted = if w.open_content && open_content == OpenContent::Review {
+        Verdict::Review
+    } else {
+        Verdict::Breaking
+    };
+    let side = if entry.direction == Direction::Output {
+        "the new outputSchema allows it, the old one"
+    } else {
+        "the old inputSchema accepts it, the new one"
+    };
+    entry.reason = format!(
+        "witness: {side} rejects it at {} (`{}`){}",
+        if w.pointer.is_empty() { "the root".to_owned() } else { format!("`{}`", w.pointer) },
+        w.keyword,
+        if w.open_content {
+            "; it needs a property the source never declared (open content)"
+        } else {
+            ""
+        }
+    );
+    if entry.changes.is_empty() {
+        let prefix = entry.direction.as_str();
+        entry.changes.push(change(
+            &format!("{prefix}-keyword-changed"),
+            "",
+            &format!("rejected by `{}`", w.keyword),
+        ));
+    }
+    entry.witness = Some(w);
+}
+
+/// Records a search that found no witness: `unknown`, with the failed proof step and the bound
+/// that ended the search.
+fn record_no_witness(entry: &mut Entry, tried: usize, timed_out: bool, not_proved: &str) {
+    entry.candidates = tried;
+    entry.verdict = Verdict::Unknown;
+    entry.counted = Verdict::Unknown;
+    entry.reason = if timed_out {
+        format!(
+            "not proved ({not_proved}); time budget exhausted after {tried} candidates without a witness"
+        )
+    } else {
+        format!("not proved ({not_proved}); no witness among {tried} candidates")
+    };
 }
 
 /// FNV-1a of a name: a per-tool seed that does not depend on the tool's position.
@@ -449,109 +477,163 @@ fn fnv(text: &str) -> u64 {
 #[must_use]
 pub fn schema_changes(old: &Value, new: &Value, output: bool) -> Vec<Change> {
     let mut out = Vec::new();
-    walk(old, new, "", output, 0, &mut out);
+    walk(old, new, "", 0, &mut Changes { out: &mut out, output });
     out
 }
 
-fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mut Vec<Change>) {
+/// Where the changes of one walk go: ids and levels depend on the direction.
+struct Changes<'a> {
+    /// The changes found so far, in the order found.
+    out: &'a mut Vec<Change>,
+    /// Whether the schemas are output schemas (a narrowing is then harmless, a widening breaks).
+    output: bool,
+}
+
+impl Changes<'_> {
+    /// Adds the change `<direction>-<suffix>` at `pointer`.
+    fn push(&mut self, suffix: &str, pointer: &str, detail: String) {
+        let direction = if self.output { "output" } else { "input" };
+        let id = format!("{direction}-{suffix}");
+        let level = rules::level_of(rules::orientation(suffix), self.output);
+        self.out.push(Change { id, level, pointer: pointer.to_owned(), detail });
+    }
+}
+
+/// The old and the new schema object at one location.
+#[derive(Clone, Copy)]
+struct Pair<'a> {
+    /// The old node's keywords (none for a non-object).
+    old: &'a Map<String, Value>,
+    /// The new node's keywords (none for a non-object).
+    new: &'a Map<String, Value>,
+    /// The location (a JSON pointer into the schemas).
+    at: &'a str,
+}
+
+/// Compares the nodes at `at`, one keyword family after the other, then the subschemas both
+/// sides have.
+fn walk(old: &Value, new: &Value, at: &str, depth: usize, changes: &mut Changes) {
     if old == new || depth > 32 {
         return;
     }
     let empty = Map::new();
     let (o, n) = (as_object(old).unwrap_or(&empty), as_object(new).unwrap_or(&empty));
-    let direction = if output { "output" } else { "input" };
-    let mut push = |suffix: &str, pointer: &str, detail: String| {
-        let id = format!("{direction}-{suffix}");
-        let level = rules::level_of(rules::orientation(suffix), output);
-        out.push(Change { id, level, pointer: pointer.to_owned(), detail });
-    };
     if old.is_boolean() || new.is_boolean() {
-        push("keyword-changed", at, format!("{old} -> {new}"));
+        changes.push("keyword-changed", at, format!("{old} -> {new}"));
         return;
     }
-    // A node that gained or lost a combinator (`anyOf` around the old object, a `$ref`...) is one
-    // change: comparing its keywords with the other side's would only list noise.
+    let pair = Pair { old: o, new: n, at };
+    if combinator_added_or_removed(&pair, changes) {
+        return;
+    }
+    type_changes(&pair, changes);
+    member_changes(&pair, changes);
+    required_changes(&pair, changes);
+    property_changes(&pair, changes);
+    bound_changes(&pair, changes);
+    value_changes(&pair, changes);
+    openness_changes(&pair, changes);
+    combinator_changes(&pair, changes);
+    other_assertion_changes(&pair, changes);
+    descend(&pair, depth, changes);
+}
+
+/// A node that gained or lost a combinator (`anyOf` around the old object, a `$ref`...) is one
+/// change: comparing its keywords with the other side's would only list noise. Returns whether
+/// that is the case.
+fn combinator_added_or_removed(pair: &Pair, changes: &mut Changes) -> bool {
+    let Pair { old: o, new: n, at } = *pair;
     let shape =
         |m: &Map<String, Value>| ["anyOf", "oneOf", "allOf", "$ref"].map(|k| m.contains_key(k));
-    if shape(o) != shape(n) {
-        let key = ["anyOf", "oneOf", "allOf", "$ref"]
-            .into_iter()
-            .find(|k| o.contains_key(*k) != n.contains_key(*k))
-            .expect("the shapes differ in some keyword");
-        push("combinator-changed", &ptr(at, key), format!("`{key}` added or removed"));
-        return;
+    if shape(o) == shape(n) {
+        return false;
     }
-    // Types.
-    let types = |m: &Map<String, Value>| -> Option<Vec<String>> {
-        match m.get("type") {
-            Some(Value::String(t)) => Some(vec![t.clone()]),
-            Some(Value::Array(ts)) => {
-                Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-            }
-            _ => None,
-        }
-    };
-    let covers = |set: &Option<Vec<String>>, t: &str| {
-        set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")))
-    };
+    let key = ["anyOf", "oneOf", "allOf", "$ref"]
+        .into_iter()
+        .find(|k| o.contains_key(*k) != n.contains_key(*k))
+        .expect("the shapes differ in some keyword");
+    changes.push("combinator-changed", &ptr(at, key), format!("`{key}` added or removed"));
+    true
+}
+
+/// The `type` keyword: narrowed, widened or both.
+fn type_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     let (mut ot, nt) = (types(o), types(n));
     if at.is_empty() && ot.is_none() {
         // Arguments and structuredContent are always objects: an untyped root only sees objects.
         ot = Some(vec!["object".to_owned()]);
     }
-    if ot != nt && !(nt.is_none() && at.is_empty()) {
-        let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
-        if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
-            push(
-                "type-narrowed",
-                &ptr(at, "type"),
-                format!("{} -> {}", show_types(&ot), show_types(&nt)),
-            );
-        }
-        if all.iter().any(|t| covers(&nt, t) && !covers(&ot, t)) {
-            push(
-                "type-widened",
-                &ptr(at, "type"),
-                format!("{} -> {}", show_types(&ot), show_types(&nt)),
-            );
-        }
+    if ot == nt || (nt.is_none() && at.is_empty()) {
+        return;
     }
-    // Enum and const.
+    let all = ["null", "boolean", "object", "array", "number", "integer", "string"];
+    if all.iter().any(|t| covers(&ot, t) && !covers(&nt, t)) {
+        changes.push(
+            "type-narrowed",
+            &ptr(at, "type"),
+            format!("{} -> {}", show_types(&ot), show_types(&nt)),
+        );
+    }
+    if all.iter().any(|t| covers(&nt, t) && !covers(&ot, t)) {
+        changes.push(
+            "type-widened",
+            &ptr(at, "type"),
+            format!("{} -> {}", show_types(&ot), show_types(&nt)),
+        );
+    }
+}
+
+/// The declared types of a node, `None` when it declares none.
+fn types(m: &Map<String, Value>) -> Option<Vec<String>> {
+    match m.get("type") {
+        Some(Value::String(t)) => Some(vec![t.clone()]),
+        Some(Value::Array(ts)) => {
+            Some(ts.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Whether declared types (`None`: any) allow the type `t` (a `number` allows integers).
+fn covers(set: &Option<Vec<String>>, t: &str) -> bool {
+    set.as_ref().is_none_or(|s| s.iter().any(|x| x == t || (t == "integer" && x == "number")))
+}
+
+/// The `enum` and `const` keywords: members dropped, added or both.
+fn member_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     let members = |m: &Map<String, Value>| -> Option<Vec<Value>> {
         m.get("const")
             .map(|c| vec![c.clone()])
             .or_else(|| m.get("enum").and_then(Value::as_array).cloned())
     };
     let (oe, ne) = (members(o), members(n));
-    if oe != ne {
-        let dropped = match (&oe, &ne) {
-            (Some(a), Some(b)) => a.iter().any(|v| !b.contains(v)),
-            (None, Some(_)) => true,
-            _ => false,
-        };
-        let added = match (&oe, &ne) {
-            (Some(a), Some(b)) => b.iter().any(|v| !a.contains(v)),
-            (Some(_), None) => true,
-            _ => false,
-        };
-        let key = if n.contains_key("const") || o.contains_key("const") { "const" } else { "enum" };
-        if dropped {
-            push("enum-narrowed", &ptr(at, key), "members dropped or restriction added".into());
-        }
-        if added {
-            push("enum-widened", &ptr(at, key), "members added or restriction removed".into());
-        }
+    if oe == ne {
+        return;
     }
-    // Required and properties.
-    let names = |m: &Map<String, Value>, k: &str| -> Vec<String> {
-        match m.get(k) {
-            Some(Value::Array(a)) => {
-                a.iter().filter_map(Value::as_str).map(str::to_owned).collect()
-            }
-            Some(Value::Object(p)) => p.keys().cloned().collect(),
-            _ => Vec::new(),
-        }
+    let dropped = match (&oe, &ne) {
+        (Some(a), Some(b)) => a.iter().any(|v| !b.contains(v)),
+        (None, Some(_)) => true,
+        _ => false,
     };
+    let added = match (&oe, &ne) {
+        (Some(a), Some(b)) => b.iter().any(|v| !a.contains(v)),
+        (Some(_), None) => true,
+        _ => false,
+    };
+    let key = if n.contains_key("const") || o.contains_key("const") { "const" } else { "enum" };
+    if dropped {
+        changes.push("enum-narrowed", &ptr(at, key), "members dropped or restriction added".into());
+    }
+    if added {
+        changes.push("enum-widened", &ptr(at, key), "members added or restriction removed".into());
+    }
+}
+
+/// The `required` keyword: properties that became required (with a default or not) or optional.
+fn required_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     let (or, nr) = (names(o, "required"), names(n, "required"));
     for name in nr.iter().filter(|x| !or.contains(x)) {
         let has_default = n
@@ -563,39 +645,68 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
         } else {
             "property-became-required"
         };
-        push(suffix, &ptr(&ptr(at, "properties"), name), format!("`{name}` is now required"));
+        changes.push(
+            suffix,
+            &ptr(&ptr(at, "properties"), name),
+            format!("`{name}` is now required"),
+        );
     }
     for name in or.iter().filter(|x| !nr.contains(x)) {
-        push(
+        changes.push(
             "property-became-optional",
             &ptr(&ptr(at, "properties"), name),
             format!("`{name}` is no longer required"),
         );
     }
+}
+
+/// The `properties` keyword: properties declared or no longer declared.
+fn property_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     let (op, np) = (names(o, "properties"), names(n, "properties"));
     for name in np.iter().filter(|x| !op.contains(x)) {
-        push("property-added", &ptr(&ptr(at, "properties"), name), format!("`{name}` declared"));
+        changes.push(
+            "property-added",
+            &ptr(&ptr(at, "properties"), name),
+            format!("`{name}` declared"),
+        );
     }
     for name in op.iter().filter(|x| !np.contains(x)) {
-        push(
+        changes.push(
             "property-removed",
             &ptr(&ptr(at, "properties"), name),
             format!("`{name}` no longer declared"),
         );
     }
-    // Bounds, lengths, counts.
-    for (key, lower, suffix) in [
-        ("minimum", true, "bound"),
-        ("exclusiveMinimum", true, "bound"),
-        ("maximum", false, "bound"),
-        ("exclusiveMaximum", false, "bound"),
-        ("minLength", true, "length"),
-        ("maxLength", false, "length"),
-        ("minItems", true, "count"),
-        ("maxItems", false, "count"),
-        ("minProperties", true, "count"),
-        ("maxProperties", false, "count"),
-    ] {
+}
+
+/// The names a keyword lists (`required`) or declares (`properties`), in their order.
+fn names(m: &Map<String, Value>, k: &str) -> Vec<String> {
+    match m.get(k) {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        Some(Value::Object(p)) => p.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The numeric limits: `(keyword, whether it is a lower limit, the family its rule ids name)`.
+const LIMITS: [(&str, bool, &str); 10] = [
+    ("minimum", true, "bound"),
+    ("exclusiveMinimum", true, "bound"),
+    ("maximum", false, "bound"),
+    ("exclusiveMaximum", false, "bound"),
+    ("minLength", true, "length"),
+    ("maxLength", false, "length"),
+    ("minItems", true, "count"),
+    ("maxItems", false, "count"),
+    ("minProperties", true, "count"),
+    ("maxProperties", false, "count"),
+];
+
+/// Bounds, lengths and counts: each limit tightened or relaxed.
+fn bound_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
+    for (key, lower, suffix) in LIMITS {
         let (x, y) = (o.get(key).and_then(Value::as_f64), n.get(key).and_then(Value::as_f64));
         if x == y {
             continue;
@@ -613,126 +724,155 @@ fn walk(old: &Value, new: &Value, at: &str, output: bool, depth: usize, out: &mu
             (None, None) => continue,
         };
         let verb = if tightened { "tightened" } else { "relaxed" };
-        push(
+        changes.push(
             &format!("{suffix}-{verb}"),
             &ptr(at, key),
             format!("{key}: {} -> {}", show_num(x), show_num(y)),
         );
     }
+}
+
+/// `multipleOf`, `pattern` and `format`: changed, with both values.
+fn value_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     for (key, suffix) in [
         ("multipleOf", "multipleof-changed"),
         ("pattern", "pattern-changed"),
         ("format", "format-changed"),
     ] {
         if o.get(key) != n.get(key) {
-            push(
+            changes.push(
                 suffix,
                 &ptr(at, key),
                 format!("{key}: {} -> {}", show(o.get(key)), show(n.get(key))),
             );
         }
     }
+}
+
+/// `additionalProperties` closed or opened, `uniqueItems` added or removed: a keyword that
+/// restricts or not, with the change it makes when it starts and when it stops restricting.
+fn openness_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     let closed = |m: &Map<String, Value>| {
         m.get("additionalProperties").is_some_and(|a| !crate::prove::accepts_everything(a))
     };
-    match (closed(o), closed(n)) {
-        (false, true) => push(
-            "additional-properties-closed",
-            &ptr(at, "additionalProperties"),
-            "undeclared properties are now limited".into(),
-        ),
-        (true, false) => push(
-            "additional-properties-opened",
-            &ptr(at, "additionalProperties"),
-            "undeclared properties are now allowed".into(),
-        ),
-        _ => {}
-    }
     let unique = |m: &Map<String, Value>| m.get("uniqueItems") == Some(&Value::Bool(true));
-    match (unique(o), unique(n)) {
-        (false, true) => {
-            push("unique-items-added", &ptr(at, "uniqueItems"), "items must now be unique".into())
+    let switches = [
+        (
+            "additionalProperties",
+            (closed(o), closed(n)),
+            ("additional-properties-closed", "undeclared properties are now limited"),
+            ("additional-properties-opened", "undeclared properties are now allowed"),
+        ),
+        (
+            "uniqueItems",
+            (unique(o), unique(n)),
+            ("unique-items-added", "items must now be unique"),
+            ("unique-items-removed", "items may now repeat"),
+        ),
+    ];
+    for (key, restricts, (on, on_detail), (off, off_detail)) in switches {
+        match restricts {
+            (false, true) => changes.push(on, &ptr(at, key), on_detail.into()),
+            (true, false) => changes.push(off, &ptr(at, key), off_detail.into()),
+            _ => {}
         }
-        (true, false) => {
-            push("unique-items-removed", &ptr(at, "uniqueItems"), "items may now repeat".into())
-        }
-        _ => {}
     }
+}
+
+/// The combinators and conditionals whose value differs.
+fn combinator_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     for key in ["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref"] {
         if o.get(key) != n.get(key) {
-            push("combinator-changed", &ptr(at, key), format!("`{key}` differs"));
+            changes.push("combinator-changed", &ptr(at, key), format!("`{key}` differs"));
         }
     }
-    const DESCRIBED: &[&str] = &[
-        "type",
-        "enum",
-        "const",
-        "required",
-        "properties",
-        "minimum",
-        "exclusiveMinimum",
-        "maximum",
-        "exclusiveMaximum",
-        "minLength",
-        "maxLength",
-        "minItems",
-        "maxItems",
-        "minProperties",
-        "maxProperties",
-        "multipleOf",
-        "pattern",
-        "format",
-        "additionalProperties",
-        "uniqueItems",
-        "anyOf",
-        "oneOf",
-        "allOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "$ref",
-        "items",
-        "prefixItems",
-        "$defs",
-        "definitions",
-    ];
+}
+
+/// The keywords the walk describes (or descends into) by name; another assertion keyword that
+/// differs is reported as `keyword-changed`.
+const DESCRIBED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "required",
+    "properties",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "multipleOf",
+    "pattern",
+    "format",
+    "additionalProperties",
+    "uniqueItems",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "items",
+    "prefixItems",
+    "$defs",
+    "definitions",
+];
+
+/// The first assertion keyword outside [`DESCRIBED`] whose value differs, as one
+/// `keyword-changed`.
+fn other_assertion_changes(pair: &Pair, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
     for key in o.keys().chain(n.keys()) {
         if !DESCRIBED.contains(&key.as_str()) && is_assertion(key) && o.get(key) != n.get(key) {
-            push("keyword-changed", &ptr(at, key), format!("`{key}` differs"));
+            changes.push("keyword-changed", &ptr(at, key), format!("`{key}` differs"));
             break;
         }
     }
-    // Descend.
+}
+
+/// Walks the subschemas both sides have: properties, `items` and `additionalProperties`,
+/// `prefixItems` by position, and `$defs`/`definitions` by name.
+fn descend(pair: &Pair, depth: usize, changes: &mut Changes) {
+    let Pair { old: o, new: n, at } = *pair;
+    let (op, np) = (names(o, "properties"), names(n, "properties"));
     for name in op.iter().filter(|x| np.contains(x)) {
         walk(
             &o["properties"][name.as_str()],
             &n["properties"][name.as_str()],
             &ptr(&ptr(at, "properties"), name),
-            output,
             depth + 1,
-            out,
+            changes,
         );
     }
     for key in ["items", "additionalProperties"] {
         if let (Some(x), Some(y)) = (o.get(key), n.get(key))
             && (x.is_object() && y.is_object())
         {
-            walk(x, y, &ptr(at, key), output, depth + 1, out);
+            walk(x, y, &ptr(at, key), depth + 1, changes);
         }
     }
     if let (Some(Value::Array(x)), Some(Value::Array(y))) =
         (o.get("prefixItems"), n.get("prefixItems"))
     {
         for (index, (a, b)) in x.iter().zip(y).enumerate() {
-            walk(a, b, &ptr(&ptr(at, "prefixItems"), &index.to_string()), output, depth + 1, out);
+            walk(a, b, &ptr(&ptr(at, "prefixItems"), &index.to_string()), depth + 1, changes);
         }
     }
     for defs in ["$defs", "definitions"] {
         if let (Some(Value::Object(x)), Some(Value::Object(y))) = (o.get(defs), n.get(defs)) {
             for (name, a) in x {
                 if let Some(b) = y.get(name) {
-                    walk(a, b, &ptr(&ptr(at, defs), name), output, depth + 1, out);
+                    walk(a, b, &ptr(&ptr(at, defs), name), depth + 1, changes);
                 }
             }
         }

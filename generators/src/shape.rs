@@ -2,7 +2,7 @@
 //! `$ref` are merged, not filtered; `anyOf`/`oneOf`/`if` become branch [`Group`]s that the
 //! strategy builder expands one branch at a time.
 
-use crate::schema::{NodeId, Plan, Types};
+use crate::schema::{Node, NodeId, Plan, Types};
 use crate::value::json_eq;
 use serde_json::Value;
 
@@ -221,126 +221,13 @@ pub(crate) fn flatten(plan: &Plan, conj: &Conj) -> Shape {
             s.types = Types(s.types.0 & t.0);
             declared_types = true;
         }
-        if let Some(e) = &n.enum_ {
-            s.enum_is_const |= n.is_const;
-            s.enum_ = Some(match s.enum_.take() {
-                None => e.clone(),
-                Some(cur) => cur.into_iter().filter(|x| e.iter().any(|y| json_eq(x, y))).collect(),
-            });
-        }
-        if let Some(v) = n.minimum {
-            s.lo = tighter_lo(s.lo, Bound { value: v, exclusive: false });
-        }
-        if let Some(v) = n.exclusive_minimum {
-            s.lo = tighter_lo(s.lo, Bound { value: v, exclusive: true });
-        }
-        if let Some(v) = n.maximum {
-            s.hi = tighter_hi(s.hi, Bound { value: v, exclusive: false });
-        }
-        if let Some(v) = n.exclusive_maximum {
-            s.hi = tighter_hi(s.hi, Bound { value: v, exclusive: true });
-        }
-        if let Some(m) = n.multiple_of {
-            s.multiple_of.push(m);
-        }
-        if let Some(f) = &n.format {
-            if let Some((lo, hi)) = crate::format::int_range(f) {
-                s.lo = tighter_lo(s.lo, Bound { value: lo, exclusive: false });
-                s.hi = tighter_hi(s.hi, Bound { value: hi, exclusive: false });
-            }
-            if !s.formats.contains(f) {
-                s.formats.push(f.clone());
-            }
-        }
-        if n.minimum.is_some()
-            || n.maximum.is_some()
-            || n.exclusive_minimum.is_some()
-            || n.exclusive_maximum.is_some()
-            || n.multiple_of.is_some()
-        {
-            families |= Types::INT | Types::FRAC;
-        }
-        if let Some(v) = n.min_length {
-            s.min_len = s.min_len.max(v);
-        }
-        if let Some(v) = n.max_length {
-            s.max_len = Some(s.max_len.map_or(v, |c| c.min(v)));
-        }
-        if let Some(p) = &n.pattern
-            && !s.patterns.contains(p)
-        {
-            s.patterns.push(p.clone());
-        }
-        if n.min_length.is_some() || n.max_length.is_some() || n.pattern.is_some() {
-            families |= Types::STR;
-        }
-        if n.has_array_keywords() {
-            families |= Types::ARR;
-            s.arr_nodes.push(id);
-            if let Some(v) = n.min_items {
-                s.min_items = s.min_items.max(v);
-            }
-            if let Some(v) = n.max_items {
-                s.max_items = Some(s.max_items.map_or(v, |c| c.min(v)));
-            }
-            s.unique |= n.unique_items;
-            if let Some(c) = n.contains {
-                let min = n.min_contains.unwrap_or(1);
-                s.contains.push((c, min, n.max_contains));
-            }
-        }
-        if n.has_object_keywords() {
-            families |= Types::OBJ;
-            s.obj_nodes.push(id);
-            for r in &n.required {
-                if !s.required.contains(r) {
-                    s.required.push(r.clone());
-                }
-            }
-            if let Some(v) = n.min_properties {
-                s.min_props = s.min_props.max(v);
-            }
-            if let Some(v) = n.max_properties {
-                s.max_props = Some(s.max_props.map_or(v, |c| c.min(v)));
-            }
-            s.dep_required.extend(n.dependent_required.iter().cloned());
-            s.dep_schemas.extend(n.dependent_schemas.iter().cloned());
-            s.prop_names.extend(n.property_names);
-        }
-        let resolved = |k| conj.resolved.contains(&(id, k));
-        if !n.any_of.is_empty() && !resolved(GroupKind::AnyOf) {
-            let branches =
-                n.any_of.iter().map(|&b| Branch { add: vec![b], negate: vec![] }).collect();
-            s.groups.push(Group { owner: id, kind: GroupKind::AnyOf, branches });
-        }
-        if !n.one_of.is_empty() && !resolved(GroupKind::OneOf) {
-            let branches =
-                n.one_of.iter().map(|&b| Branch { add: vec![b], negate: vec![] }).collect();
-            s.groups.push(Group { owner: id, kind: GroupKind::OneOf, branches });
-        }
-        if let Some(cond) = n.if_
-            && (n.then_.is_some() || n.else_.is_some())
-            && !resolved(GroupKind::If)
-        {
-            let then_side = Branch {
-                add: [Some(cond), n.then_].into_iter().flatten().collect(),
-                negate: vec![],
-            };
-            let else_side = Branch { add: n.else_.into_iter().collect(), negate: vec![cond] };
-            s.groups.push(Group {
-                owner: id,
-                kind: GroupKind::If,
-                branches: vec![then_side, else_side],
-            });
-        }
-        if let Some(not) = n.not {
-            s.nots.push(not);
-        }
-        if let Some(d) = &n.default {
-            s.defaults.push(d.clone());
-        }
-        s.examples.extend(n.examples.iter().cloned());
-        s.unmodelled |= !n.unmodelled.is_empty();
+        merge_enum(&mut s, n);
+        families |= merge_numbers(&mut s, n);
+        families |= merge_strings(&mut s, n);
+        families |= merge_array(&mut s, id, n);
+        families |= merge_object(&mut s, id, n);
+        push_groups(&mut s, conj, id, n);
+        merge_nots_and_annotations(&mut s, n);
     }
     s.nots.extend(conj.negated.iter().copied());
     fold_nots(plan, &mut s);
@@ -351,6 +238,160 @@ pub(crate) fn flatten(plan: &Plan, conj: &Conj) -> Shape {
     }
     check(&mut s);
     s
+}
+
+/// `enum` and `const`: the members common to every node.
+fn merge_enum(s: &mut Shape, n: &Node) {
+    if let Some(e) = &n.enum_ {
+        s.enum_is_const |= n.is_const;
+        s.enum_ = Some(match s.enum_.take() {
+            None => e.clone(),
+            Some(cur) => cur.into_iter().filter(|x| e.iter().any(|y| json_eq(x, y))).collect(),
+        });
+    }
+}
+
+/// The numeric bounds, `multipleOf` and `format` (whose integer formats bound the value too).
+/// Returns the number families when the node has a numeric keyword, else no family.
+fn merge_numbers(s: &mut Shape, n: &Node) -> u8 {
+    if let Some(v) = n.minimum {
+        s.lo = tighter_lo(s.lo, Bound { value: v, exclusive: false });
+    }
+    if let Some(v) = n.exclusive_minimum {
+        s.lo = tighter_lo(s.lo, Bound { value: v, exclusive: true });
+    }
+    if let Some(v) = n.maximum {
+        s.hi = tighter_hi(s.hi, Bound { value: v, exclusive: false });
+    }
+    if let Some(v) = n.exclusive_maximum {
+        s.hi = tighter_hi(s.hi, Bound { value: v, exclusive: true });
+    }
+    if let Some(m) = n.multiple_of {
+        s.multiple_of.push(m);
+    }
+    if let Some(f) = &n.format {
+        if let Some((lo, hi)) = crate::format::int_range(f) {
+            s.lo = tighter_lo(s.lo, Bound { value: lo, exclusive: false });
+            s.hi = tighter_hi(s.hi, Bound { value: hi, exclusive: false });
+        }
+        if !s.formats.contains(f) {
+            s.formats.push(f.clone());
+        }
+    }
+    if n.minimum.is_some()
+        || n.maximum.is_some()
+        || n.exclusive_minimum.is_some()
+        || n.exclusive_maximum.is_some()
+        || n.multiple_of.is_some()
+    {
+        Types::INT | Types::FRAC
+    } else {
+        0
+    }
+}
+
+/// The string lengths and patterns. Returns the string family when the node has one of them.
+fn merge_strings(s: &mut Shape, n: &Node) -> u8 {
+    if let Some(v) = n.min_length {
+        s.min_len = s.min_len.max(v);
+    }
+    if let Some(v) = n.max_length {
+        s.max_len = Some(s.max_len.map_or(v, |c| c.min(v)));
+    }
+    if let Some(p) = &n.pattern
+        && !s.patterns.contains(p)
+    {
+        s.patterns.push(p.clone());
+    }
+    if n.min_length.is_some() || n.max_length.is_some() || n.pattern.is_some() {
+        Types::STR
+    } else {
+        0
+    }
+}
+
+/// The array keywords: the node joins the array nodes, its counts tighten the shape's. Returns
+/// the array family when the node has an array keyword.
+fn merge_array(s: &mut Shape, id: NodeId, n: &Node) -> u8 {
+    if !n.has_array_keywords() {
+        return 0;
+    }
+    s.arr_nodes.push(id);
+    if let Some(v) = n.min_items {
+        s.min_items = s.min_items.max(v);
+    }
+    if let Some(v) = n.max_items {
+        s.max_items = Some(s.max_items.map_or(v, |c| c.min(v)));
+    }
+    s.unique |= n.unique_items;
+    if let Some(c) = n.contains {
+        let min = n.min_contains.unwrap_or(1);
+        s.contains.push((c, min, n.max_contains));
+    }
+    Types::ARR
+}
+
+/// The object keywords: the node joins the object nodes, its requirements and counts add to the
+/// shape's. Returns the object family when the node has an object keyword.
+fn merge_object(s: &mut Shape, id: NodeId, n: &Node) -> u8 {
+    if !n.has_object_keywords() {
+        return 0;
+    }
+    s.obj_nodes.push(id);
+    for r in &n.required {
+        if !s.required.contains(r) {
+            s.required.push(r.clone());
+        }
+    }
+    if let Some(v) = n.min_properties {
+        s.min_props = s.min_props.max(v);
+    }
+    if let Some(v) = n.max_properties {
+        s.max_props = Some(s.max_props.map_or(v, |c| c.min(v)));
+    }
+    s.dep_required.extend(n.dependent_required.iter().cloned());
+    s.dep_schemas.extend(n.dependent_schemas.iter().cloned());
+    s.prop_names.extend(n.property_names);
+    Types::OBJ
+}
+
+/// The node's `anyOf`, `oneOf` and `if` as branch groups, unless `conj` has already chosen a
+/// branch of them.
+fn push_groups(s: &mut Shape, conj: &Conj, id: NodeId, n: &Node) {
+    let resolved = |k| conj.resolved.contains(&(id, k));
+    if !n.any_of.is_empty() && !resolved(GroupKind::AnyOf) {
+        let branches = n.any_of.iter().map(|&b| Branch { add: vec![b], negate: vec![] }).collect();
+        s.groups.push(Group { owner: id, kind: GroupKind::AnyOf, branches });
+    }
+    if !n.one_of.is_empty() && !resolved(GroupKind::OneOf) {
+        let branches = n.one_of.iter().map(|&b| Branch { add: vec![b], negate: vec![] }).collect();
+        s.groups.push(Group { owner: id, kind: GroupKind::OneOf, branches });
+    }
+    if let Some(cond) = n.if_
+        && (n.then_.is_some() || n.else_.is_some())
+        && !resolved(GroupKind::If)
+    {
+        let then_side =
+            Branch { add: [Some(cond), n.then_].into_iter().flatten().collect(), negate: vec![] };
+        let else_side = Branch { add: n.else_.into_iter().collect(), negate: vec![cond] };
+        s.groups.push(Group {
+            owner: id,
+            kind: GroupKind::If,
+            branches: vec![then_side, else_side],
+        });
+    }
+}
+
+/// `not` (folded later), the defaults and examples, and whether unmodelled keywords are present.
+fn merge_nots_and_annotations(s: &mut Shape, n: &Node) {
+    if let Some(not) = n.not {
+        s.nots.push(not);
+    }
+    if let Some(d) = &n.default {
+        s.defaults.push(d.clone());
+    }
+    s.examples.extend(n.examples.iter().cloned());
+    s.unmodelled |= !n.unmodelled.is_empty();
 }
 
 /// Folds simple `not` subschemas (only `type`, `enum`/`const` or `required`) into the shape.

@@ -191,19 +191,7 @@ impl Builder<'_> {
                     continue;
                 };
                 for child in self.invalid(&kc, depth + 1).unwrap_or_default() {
-                    let key = key.clone();
-                    out.push(
-                        (valid.clone(), child)
-                            .prop_filter_map("object parent", move |(parent, mut inv)| {
-                                let Value::Object(mut map) = parent else { return None };
-                                map.insert(key.clone(), inv.value);
-                                inv.value = Value::Object(map);
-                                inv.label.pointer =
-                                    format!("{}{}", push_ptr("", &key), inv.label.pointer);
-                                Some(inv)
-                            })
-                            .boxed(),
-                    );
+                    out.push(child_in_object(valid, key.clone(), child));
                 }
             }
         }
@@ -344,32 +332,36 @@ impl Builder<'_> {
             }
             return Ok(out);
         }
-        let mut out = Vec::new();
         let Ok(valid) = self.valid(conj, depth, Mode { all_optional: false }) else {
-            return Ok(out);
+            return Ok(Vec::new());
         };
-        // Local mutations of a valid value at this location.
-        let statics = mutate::static_mutations(self, &shape);
-        let local = Arc::new(mutate::LocalContext::new(self, &shape));
+        let location = Location { shape: &shape, valid: &valid, depth };
+        let mut out = self.local_invalid(conj, location);
+        // Invalid children inside a valid container.
+        if shape.gen_types.has(Types::OBJ) {
+            out.extend(self.invalid_properties(location)?);
+            out.extend(self.invalid_extra_property(location)?);
+        }
+        out.extend(self.structural_invalid(conj, &shape, &valid, depth));
+        if shape.gen_types.has(Types::ARR) {
+            out.extend(self.invalid_items(location)?);
+        }
+        Ok(out)
+    }
+
+    /// Local mutations of a valid value at this location: those that need no base value, then
+    /// those that act on a drawn one.
+    fn local_invalid(&mut self, conj: &Conj, location: Location<'_>) -> Vec<InvStrat> {
+        let Location { shape, valid, depth } = location;
+        let mut out = Vec::new();
+        let statics = mutate::static_mutations(self, shape);
+        let local = Arc::new(mutate::LocalContext::new(self, shape));
         if !statics.is_empty() {
-            let statics: Vec<InvStrat> = statics
-                .into_iter()
-                .map(|m| {
-                    Just(Invalid {
-                        value: m.value,
-                        label: Label {
-                            mutation: m.mutation,
-                            pointer: m.pointer,
-                            keyword: m.keyword,
-                        },
-                    })
-                    .boxed()
-                })
-                .collect();
+            let statics: Vec<InvStrat> =
+                statics.into_iter().map(|m| Just(labelled(m)).boxed()).collect();
             out.push(Union::new(statics).boxed());
         }
         if local.applicable() {
-            let local = Arc::clone(&local);
             // Draw the base from both the plain and the all-properties strategies, so that
             // mutations of optional properties (dependencies) have something to act on.
             let base = match self.valid(conj, depth, Mode { all_optional: true }) {
@@ -383,105 +375,132 @@ impl Builder<'_> {
                         if ms.is_empty() {
                             return None;
                         }
-                        let m = ms[i.index(ms.len())].clone();
-                        Some(Invalid {
-                            value: m.value,
-                            label: Label {
-                                mutation: m.mutation,
-                                pointer: m.pointer,
-                                keyword: m.keyword,
-                            },
-                        })
+                        Some(labelled(ms[i.index(ms.len())].clone()))
                     })
                     .boxed(),
             );
         }
-        // Invalid children inside a valid container.
-        if shape.gen_types.has(Types::OBJ) {
-            for name in self.declared_names(&shape) {
-                let Some(pc) = self.prop_conj(&shape, &name) else { continue };
-                for child in self.invalid(&pc, depth + 1)? {
-                    let name = name.clone();
-                    out.push(
-                        (valid.clone(), child)
-                            .prop_filter_map("object parent", move |(parent, mut inv)| {
-                                let Value::Object(mut map) = parent else { return None };
-                                map.insert(name.clone(), inv.value);
-                                inv.value = Value::Object(map);
-                                inv.label.pointer =
-                                    format!("{}{}", push_ptr("", &name), inv.label.pointer);
-                                Some(inv)
-                            })
-                            .boxed(),
-                    );
-                }
-            }
-        }
-        if shape.gen_types.has(Types::OBJ) {
-            let declared = self.declared_names(&shape);
-            let free = self.key_is_free(&shape, &declared);
-            let key = ["extra_property", "x_extra", "zz_extra_0"]
-                .into_iter()
-                .find(|k| free(&(*k).to_owned()));
-            if let (Some(ec), Some(key)) =
-                (self.extra_conj(&shape).filter(|c| !c.nodes.is_empty()), key)
-            {
-                for child in self.invalid(&ec, depth + 1)? {
-                    out.push(
-                        (valid.clone(), child)
-                            .prop_filter_map("object parent", move |(parent, mut inv)| {
-                                let Value::Object(mut map) = parent else { return None };
-                                map.insert(key.to_owned(), inv.value);
-                                inv.value = Value::Object(map);
-                                inv.label.pointer =
-                                    format!("{}{}", push_ptr("", key), inv.label.pointer);
-                                if inv.label.mutation == crate::Mutation::WrongType {
-                                    inv.label.mutation = crate::Mutation::InvalidAdditionalProperty;
-                                    inv.label.keyword = "additionalProperties";
-                                }
-                                Some(inv)
-                            })
-                            .boxed(),
-                    );
-                }
-            }
-        }
-        out.extend(self.structural_invalid(conj, &shape, &valid, depth));
-        if shape.gen_types.has(Types::ARR) {
-            let p = self.prefix_len(&shape);
-            for i in 0..=p {
-                let Some(ic) = self.item_conj(&shape, i) else { continue };
-                let is_rest = i == p;
-                for child in self.invalid(&ic, depth + 1)? {
-                    let max = shape.max_items.unwrap_or(u64::MAX);
-                    out.push(
-                        (valid.clone(), child, any::<Index>())
-                            .prop_filter_map("array parent", move |(parent, mut inv, idx)| {
-                                let Value::Array(mut items) = parent else { return None };
-                                let at = if is_rest {
-                                    if items.len() > p {
-                                        p + idx.index(items.len() - p)
-                                    } else if (items.len() as u64) < max && items.len() == p {
-                                        items.push(Value::Null);
-                                        p
-                                    } else {
-                                        return None;
-                                    }
-                                } else if i < items.len() {
-                                    i
-                                } else {
-                                    return None;
-                                };
-                                items[at] = inv.value;
-                                inv.value = Value::Array(items);
-                                inv.label.pointer = format!("/{at}{}", inv.label.pointer);
-                                Some(inv)
-                            })
-                            .boxed(),
-                    );
-                }
+        out
+    }
+
+    /// Each declared property, invalid, inside a valid object.
+    fn invalid_properties(&mut self, location: Location<'_>) -> Result<Vec<InvStrat>, SchemaError> {
+        let Location { shape, valid, depth } = location;
+        let mut out = Vec::new();
+        for name in self.declared_names(shape) {
+            let Some(pc) = self.prop_conj(shape, &name) else { continue };
+            for child in self.invalid(&pc, depth + 1)? {
+                out.push(child_in_object(valid, name.clone(), child));
             }
         }
         Ok(out)
     }
+
+    /// An undeclared property, invalid against `additionalProperties`, inside a valid object
+    /// (under the first candidate key that no declared or pattern property claims).
+    fn invalid_extra_property(
+        &mut self,
+        location: Location<'_>,
+    ) -> Result<Vec<InvStrat>, SchemaError> {
+        let Location { shape, valid, depth } = location;
+        let declared = self.declared_names(shape);
+        let free = self.key_is_free(shape, &declared);
+        let key = ["extra_property", "x_extra", "zz_extra_0"]
+            .into_iter()
+            .find(|k| free(&(*k).to_owned()));
+        let (Some(ec), Some(key)) = (self.extra_conj(shape).filter(|c| !c.nodes.is_empty()), key)
+        else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for child in self.invalid(&ec, depth + 1)? {
+            out.push(
+                (valid.clone(), child)
+                    .prop_filter_map("object parent", move |(parent, inv)| {
+                        let mut inv = in_object(parent, key, inv)?;
+                        if inv.label.mutation == crate::Mutation::WrongType {
+                            inv.label.mutation = crate::Mutation::InvalidAdditionalProperty;
+                            inv.label.keyword = "additionalProperties";
+                        }
+                        Some(inv)
+                    })
+                    .boxed(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Each item position (the prefix ones, then the rest), invalid, inside a valid array.
+    fn invalid_items(&mut self, location: Location<'_>) -> Result<Vec<InvStrat>, SchemaError> {
+        let Location { shape, valid, depth } = location;
+        let mut out = Vec::new();
+        let p = self.prefix_len(shape);
+        for i in 0..=p {
+            let Some(ic) = self.item_conj(shape, i) else { continue };
+            let is_rest = i == p;
+            for child in self.invalid(&ic, depth + 1)? {
+                let max = shape.max_items.unwrap_or(u64::MAX);
+                out.push(
+                    (valid.clone(), child, any::<Index>())
+                        .prop_filter_map("array parent", move |(parent, mut inv, idx)| {
+                            let Value::Array(mut items) = parent else { return None };
+                            let at = if is_rest {
+                                if items.len() > p {
+                                    p + idx.index(items.len() - p)
+                                } else if (items.len() as u64) < max && items.len() == p {
+                                    items.push(Value::Null);
+                                    p
+                                } else {
+                                    return None;
+                                }
+                            } else if i < items.len() {
+                                i
+                            } else {
+                                return None;
+                            };
+                            items[at] = inv.value;
+                            inv.value = Value::Array(items);
+                            inv.label.pointer = format!("/{at}{}", inv.label.pointer);
+                            Some(inv)
+                        })
+                        .boxed(),
+                );
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The location being made invalid: its merged shape, the strategy of its valid values (what
+/// local mutations start from and invalid children are put in) and its depth.
+#[derive(Clone, Copy)]
+struct Location<'a> {
+    shape: &'a Shape,
+    valid: &'a Strat,
+    depth: u32,
+}
+
+/// A local mutation as a labelled invalid value.
+fn labelled(m: LocalMutation) -> Invalid {
+    Invalid {
+        value: m.value,
+        label: Label { mutation: m.mutation, pointer: m.pointer, keyword: m.keyword },
+    }
+}
+
+/// Valid objects with an invalid value of `child` under `key`.
+fn child_in_object(valid: &Strat, key: String, child: InvStrat) -> InvStrat {
+    (valid.clone(), child)
+        .prop_filter_map("object parent", move |(parent, inv)| in_object(parent, &key, inv))
+        .boxed()
+}
+
+/// The invalid value `inv` placed under `key` in the valid object `parent`, its pointer now
+/// starting at that key; `None` when the parent is not an object.
+fn in_object(parent: Value, key: &str, mut inv: Invalid) -> Option<Invalid> {
+    let Value::Object(mut map) = parent else { return None };
+    map.insert(key.to_owned(), inv.value);
+    inv.value = Value::Object(map);
+    inv.label.pointer = format!("{}{}", push_ptr("", key), inv.label.pointer);
+    Some(inv)
 }

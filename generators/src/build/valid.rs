@@ -267,7 +267,8 @@ impl Builder<'_> {
         built
     }
 
-    /// [`Builder::array`] past the size checks, with `scale` counting this array's items.
+    /// [`Builder::array`] past the size checks, with `scale` counting this array's items: the
+    /// prefix items, then the items that must satisfy `contains`, then the rest.
     pub(crate) fn array_items(
         &mut self,
         shape: &Shape,
@@ -291,23 +292,8 @@ impl Builder<'_> {
                 ));
             }
         }
-        let mut prefix = Vec::new();
-        let mut prefix_ok = 0_usize;
-        for i in 0..p.min(usize::try_from(max).unwrap_or(usize::MAX)) {
-            let Some(c) = self.item_conj(shape, i) else { break };
-            match self.valid(&c, depth + 1, mode) {
-                Ok(s) => {
-                    prefix.push(s);
-                    prefix_ok += 1;
-                }
-                Err(e) => {
-                    if (i as u64) < min {
-                        return Err(e);
-                    }
-                    break;
-                }
-            }
-        }
+        let prefix = self.prefix_items(shape, p, max, depth, mode)?;
+        let prefix_ok = prefix.len();
         let max = if prefix_ok < p { max.min(prefix_ok as u64) } else { max };
         if max < min {
             return Err(unsat(format!("minItems {min} cannot be met"), &shape.ptr));
@@ -317,79 +303,25 @@ impl Builder<'_> {
         let rest_room = max.saturating_sub(prefix_ok as u64);
         let rest_hi =
             need_rest.saturating_add(if soft { 0 } else { extra_items(depth) }).min(rest_room);
-        // Items that must satisfy `contains`, placed first after the prefix.
-        let mut contains = Vec::new();
-        let mut contains_n = 0;
-        if let (Some(&(c, cmin, _)), Some(rc)) = (shape.contains.first(), rest_conj.as_ref())
-            && cmin > 0
-        {
-            if cmin > rest_room {
-                return Err(unsat(
-                    format!("minContains {cmin} exceeds the room for items"),
-                    &shape.ptr,
-                ));
-            }
-            let s = self.valid(&rc.with_nodes(&[c]), depth + 1, mode)?;
-            contains_n = cmin;
-            contains = vec![s; usize::try_from(cmin).unwrap_or(0)];
-        }
+        let (contains, contains_n) =
+            self.contains_items(shape, rest_conj.as_ref(), rest_room, depth, mode)?;
         // Prefix-only arrays get no forced `contains` items: the oracle decides whether a prefix
         // item satisfies `contains`.
         let rest_lo = need_rest.saturating_sub(contains_n);
         let rest_hi = rest_hi.saturating_sub(contains_n).max(rest_lo);
-        let rest: Strat = match &rest_conj {
-            Some(rc) if rest_hi > 0 => {
-                let item = match self.valid(rc, depth + 1, mode) {
-                    Ok(s) => Some(s),
-                    Err(e) if rest_lo > 0 => return Err(e),
-                    Err(_) => None,
-                };
-                match item {
-                    Some(item) => {
-                        let lo = usize::try_from(rest_lo).unwrap_or(usize::MAX);
-                        let hi = usize::try_from(rest_hi).unwrap_or(usize::MAX);
-                        proptest::collection::vec(item, lo..=hi).prop_map(Value::Array).boxed()
-                    }
-                    None => Just(Value::Array(Vec::new())).boxed(),
-                }
-            }
-            _ if rest_lo > 0 => {
-                return Err(unsat("items are required but none is allowed", &shape.ptr));
-            }
-            _ => Just(Value::Array(Vec::new())).boxed(),
-        };
+        let rest = self.rest_items(shape, rest_conj.as_ref(), rest_lo, rest_hi, depth, mode)?;
         // How many prefix items to keep: all of them when any rest item must follow.
         let keep_lo = if need_rest > 0 || contains_n > 0 {
             prefix_ok
         } else {
             usize::try_from(min).unwrap_or(0).min(prefix_ok)
         };
-        let unique = shape.unique;
-        let keep_all = mode.all_optional;
+        let parts = ArrayParts { keep_lo, unique: shape.unique, keep_all: mode.all_optional };
         let s = (keep_lo..=prefix_ok, prefix, contains, rest).prop_map(
-            move |(keep, prefix, contains, rest)| {
-                let keep = if keep_all { prefix.len() } else { keep };
-                let mut out: Vec<Value> = prefix.into_iter().take(keep).collect();
-                if keep == out.len() && keep >= keep_lo {
-                    out.extend(contains);
-                    if let Value::Array(rest) = rest {
-                        out.extend(rest);
-                    }
-                }
-                if unique {
-                    let fixed = keep;
-                    let mut deduped: Vec<Value> = Vec::with_capacity(out.len());
-                    for (i, v) in out.into_iter().enumerate() {
-                        if i < fixed || !deduped.iter().any(|x| json_eq(x, &v)) {
-                            deduped.push(v);
-                        }
-                    }
-                    out = deduped;
-                }
-                Value::Array(out)
-            },
+            move |(keep, prefix, contains, rest)| parts.join(keep, prefix, contains, rest),
         );
         let min_len = usize::try_from(min).unwrap_or(usize::MAX);
+        let unique = shape.unique;
         if unique || min > 0 {
             Ok(s.prop_filter("minItems / uniqueItems", move |v| {
                 v.as_array()
@@ -398,6 +330,90 @@ impl Builder<'_> {
             .boxed())
         } else {
             Ok(s.boxed())
+        }
+    }
+
+    /// The strategies of the prefix items, up to the first that cannot be satisfied (an error
+    /// when that one is needed to reach `minItems`) and at most `max` of them.
+    fn prefix_items(
+        &mut self,
+        shape: &Shape,
+        p: usize,
+        max: u64,
+        depth: u32,
+        mode: Mode,
+    ) -> Result<Vec<Strat>, SchemaError> {
+        let mut prefix = Vec::new();
+        for i in 0..p.min(usize::try_from(max).unwrap_or(usize::MAX)) {
+            let Some(c) = self.item_conj(shape, i) else { break };
+            match self.valid(&c, depth + 1, mode) {
+                Ok(s) => prefix.push(s),
+                Err(e) => {
+                    if (i as u64) < shape.min_items {
+                        return Err(e);
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(prefix)
+    }
+
+    /// The items that must satisfy the first `contains`, placed first after the prefix, and how
+    /// many: `minContains` of them, or none when no item may follow the prefix.
+    fn contains_items(
+        &mut self,
+        shape: &Shape,
+        rest_conj: Option<&Conj>,
+        rest_room: u64,
+        depth: u32,
+        mode: Mode,
+    ) -> Result<(Vec<Strat>, u64), SchemaError> {
+        let (Some(&(c, cmin, _)), Some(rc)) = (shape.contains.first(), rest_conj) else {
+            return Ok((Vec::new(), 0));
+        };
+        if cmin == 0 {
+            return Ok((Vec::new(), 0));
+        }
+        if cmin > rest_room {
+            return Err(unsat(
+                format!("minContains {cmin} exceeds the room for items"),
+                &shape.ptr,
+            ));
+        }
+        let s = self.valid(&rc.with_nodes(&[c]), depth + 1, mode)?;
+        Ok((vec![s; usize::try_from(cmin).unwrap_or(0)], cmin))
+    }
+
+    /// The items after the prefix and the `contains` items: between `rest_lo` and `rest_hi` of
+    /// them, as one array value.
+    fn rest_items(
+        &mut self,
+        shape: &Shape,
+        rest_conj: Option<&Conj>,
+        rest_lo: u64,
+        rest_hi: u64,
+        depth: u32,
+        mode: Mode,
+    ) -> Result<Strat, SchemaError> {
+        match rest_conj {
+            Some(rc) if rest_hi > 0 => {
+                let item = match self.valid(rc, depth + 1, mode) {
+                    Ok(s) => Some(s),
+                    Err(e) if rest_lo > 0 => return Err(e),
+                    Err(_) => None,
+                };
+                Ok(match item {
+                    Some(item) => {
+                        let lo = usize::try_from(rest_lo).unwrap_or(usize::MAX);
+                        let hi = usize::try_from(rest_hi).unwrap_or(usize::MAX);
+                        proptest::collection::vec(item, lo..=hi).prop_map(Value::Array).boxed()
+                    }
+                    None => Just(Value::Array(Vec::new())).boxed(),
+                })
+            }
+            _ if rest_lo > 0 => Err(unsat("items are required but none is allowed", &shape.ptr)),
+            _ => Ok(Just(Value::Array(Vec::new())).boxed()),
         }
     }
 
@@ -666,6 +682,44 @@ impl Builder<'_> {
             return Ok(s.prop_filter_map("string key", |v| v.as_str().map(str::to_owned)).boxed());
         }
         Ok(proptest::string::string_regex("[a-z][a-z0-9_]{0,7}").expect("static regex").boxed())
+    }
+}
+
+/// How [`Builder::array_items`] joins its parts into one array.
+#[derive(Clone, Copy)]
+struct ArrayParts {
+    /// The fewest kept prefix items after which the `contains` items and the rest may follow.
+    keep_lo: usize,
+    /// Whether `uniqueItems` holds.
+    unique: bool,
+    /// Whether every prefix item is kept (the all-optional mode).
+    keep_all: bool,
+}
+
+impl ArrayParts {
+    /// The first `keep` prefix items, then, when the kept prefix is whole and long enough, the
+    /// `contains` items and the rest; with `uniqueItems`, the repeats after the kept prefix are
+    /// dropped.
+    fn join(self, keep: usize, prefix: Vec<Value>, contains: Vec<Value>, rest: Value) -> Value {
+        let keep = if self.keep_all { prefix.len() } else { keep };
+        let mut out: Vec<Value> = prefix.into_iter().take(keep).collect();
+        if keep == out.len() && keep >= self.keep_lo {
+            out.extend(contains);
+            if let Value::Array(rest) = rest {
+                out.extend(rest);
+            }
+        }
+        if self.unique {
+            let fixed = keep;
+            let mut deduped: Vec<Value> = Vec::with_capacity(out.len());
+            for (i, v) in out.into_iter().enumerate() {
+                if i < fixed || !deduped.iter().any(|x| json_eq(x, &v)) {
+                    deduped.push(v);
+                }
+            }
+            out = deduped;
+        }
+        Value::Array(out)
     }
 }
 

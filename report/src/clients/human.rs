@@ -4,7 +4,7 @@
 
 use super::model::{
     CanaryOutcome, ClientFinding, ClientsReport, NOT_CALLED, NOT_SENDABLE, RealClientRun,
-    RenderStatus,
+    RenderStatus, ToolEntry,
 };
 use mcp_fuzz_clients::canary::Direction;
 use mcp_fuzz_clients::real::CaptureStatus;
@@ -254,15 +254,7 @@ fn renamed(s: &mut String, report: &ClientsReport) {
 fn listed_to_some(s: &mut String, report: &ClientsReport) {
     let mut lines = Vec::new();
     for tool in &report.tools {
-        let mut missing: Vec<&str> = tool
-            .adapters
-            .iter()
-            .filter(|a| a.status == RenderStatus::NotListed)
-            .map(|a| a.adapter.as_str())
-            .collect();
-        if !tool.listed_to_mcp_fuzz {
-            missing.insert(0, "mcp-fuzz");
-        }
+        let missing = not_listed_to(tool);
         if !missing.is_empty() {
             lines.push(format!("  `{}`: not listed to {}", tool.name, missing.join(", ")));
         }
@@ -277,6 +269,22 @@ fn listed_to_some(s: &mut String, report: &ClientsReport) {
             let _ = writeln!(s, "{line}");
         }
     }
+}
+
+/// The handshakes the server did not list `tool` to: mcp-fuzz's first, then the adapters' in
+/// adapter order.
+#[must_use]
+pub fn not_listed_to(tool: &ToolEntry) -> Vec<&str> {
+    let mut missing: Vec<&str> = tool
+        .adapters
+        .iter()
+        .filter(|a| a.status == RenderStatus::NotListed)
+        .map(|a| a.adapter.as_str())
+        .collect();
+    if !tool.listed_to_mcp_fuzz {
+        missing.insert(0, "mcp-fuzz");
+    }
+    missing
 }
 
 /// What the server did with a canary, in one line.

@@ -24,6 +24,18 @@ pub fn render(r: &Report) -> String {
         r.server.version.as_deref().unwrap_or("")
     );
     let _ = writeln!(s, "## mcp-fuzz report: {}\n", text(server.trim()));
+    overview(&mut s, r);
+    tools_section(&mut s, r);
+    findings_section(&mut s, r);
+    info_section(&mut s, r);
+    baselined_section(&mut s, r);
+    stale_section(&mut s, r);
+    s
+}
+
+/// The run at a glance, one bullet each: the score, coverage, failures, the other phases, the
+/// run's parameters and the baseline.
+fn overview(s: &mut String, r: &Report) {
     let score = r.score.percent.map_or("n/a (no invalid case was scored)".to_owned(), |p| {
         format!(
             "**{p:.1}% ({})**: {} of {} invalid cases handled gracefully",
@@ -66,6 +78,10 @@ pub fn render(r: &Report) -> String {
             b.stale.len()
         );
     }
+}
+
+/// One row per tool: its status, cases, graceful answers, score and a note.
+fn tools_section(s: &mut String, r: &Report) {
     s.push_str("\n### Tools\n\n");
     let rows: Vec<Vec<String>> = r
         .tools
@@ -87,6 +103,10 @@ pub fn render(r: &Report) -> String {
         })
         .collect();
     s.push_str(&table(&["Tool", "Status", "Cases", "Graceful/invalid", "Score", "Note"], &rows));
+}
+
+/// The new findings above info: the first [`MAX_BUG_REPORTS`] as bug reports, the rest in brief.
+fn findings_section(s: &mut String, r: &Report) {
     let main: Vec<&Finding> =
         r.findings.iter().filter(|f| f.severity != Severity::Info && !f.baselined).collect();
     let _ = writeln!(s, "\n### Findings ({})\n", main.len());
@@ -94,7 +114,7 @@ pub fn render(r: &Report) -> String {
         s.push_str("No new findings.\n");
     }
     for (i, f) in main.iter().take(MAX_BUG_REPORTS).enumerate() {
-        bug_report(&mut s, r, i + 1, f);
+        bug_report(s, r, i + 1, f);
     }
     if main.len() > MAX_BUG_REPORTS {
         let rows: Vec<Vec<String>> =
@@ -106,6 +126,10 @@ pub fn render(r: &Report) -> String {
         );
         s.push_str(&table(&["Tool", "Kind", "Message"], &rows));
     }
+}
+
+/// The new info findings, folded away (they may be false positives).
+fn info_section(s: &mut String, r: &Report) {
     let infos: Vec<&Finding> =
         r.findings.iter().filter(|f| f.severity == Severity::Info && !f.baselined).collect();
     if !infos.is_empty() {
@@ -117,6 +141,10 @@ pub fn render(r: &Report) -> String {
             &body,
         ));
     }
+}
+
+/// The findings the baseline knows, folded away.
+fn baselined_section(s: &mut String, r: &Report) {
     let known: Vec<&Finding> = r.findings.iter().filter(|f| f.baselined).collect();
     if !known.is_empty() {
         let rows: Vec<Vec<String>> = known
@@ -135,6 +163,10 @@ pub fn render(r: &Report) -> String {
             &table(&["Tool", "Kind", "Message"], &rows),
         ));
     }
+}
+
+/// The baseline entries that no longer occur.
+fn stale_section(s: &mut String, r: &Report) {
     if let Some(b) = r.baseline.as_ref().filter(|b| !b.stale.is_empty()) {
         let rows: Vec<Vec<String>> = b
             .stale
@@ -152,7 +184,6 @@ pub fn render(r: &Report) -> String {
         s.push_str("These baselined findings no longer occur; `--update-baseline` drops them.\n\n");
         s.push_str(&table(&["Tool", "Kind", "Mutation", "Pointer"], &rows));
     }
-    s
 }
 
 fn summary_row(f: &Finding) -> Vec<String> {
