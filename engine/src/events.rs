@@ -25,8 +25,26 @@ pub enum RunEventKind {
         /// The tool.
         tool: String,
     },
+    /// A phase after the tools did one more piece of its work (a walk, a request, a check).
+    PhaseProgressed {
+        /// The phase.
+        phase: Later,
+        /// Its pieces of work done so far.
+        done: u64,
+    },
     /// A phase after the tools ended.
     PhaseFinished(PhaseFinished),
+}
+
+/// A phase after the tools, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Later {
+    /// The sequence phase (its work: walks).
+    Sequences,
+    /// Prompts, resources, templates and completions (its work: requests).
+    Surfaces,
+    /// The protocol checks (its work: checks).
+    Protocol,
 }
 
 /// A phase after the tools that ended, with what it did.

@@ -78,6 +78,7 @@ pub async fn run(cfg: &RunConfig, mut on_event: impl FnMut(&RunEvent)) -> Result
             pool: &tools.pool,
             capabilities: &capabilities,
             deadline,
+            progress: &|_| {},
         };
         for outcome in phase::run_later(sofar, &mut findings, &mut events).await {
             let PhaseOutcome { calls: c, restarts: r, section, .. } = outcome;

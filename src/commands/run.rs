@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_fuzz_engine::case_file::CaseFile;
 use mcp_fuzz_engine::config::RunConfig;
-use mcp_fuzz_engine::events::{PhaseFinished, RunEvent, RunEventKind, Totals};
+use mcp_fuzz_engine::events::{Later, PhaseFinished, RunEvent, RunEventKind, Totals};
 use mcp_fuzz_engine::report::Report;
 use mcp_fuzz_engine::run::{RunError, run as run_campaign};
 use mcp_fuzz_report::run::{baseline, render};
@@ -115,24 +115,41 @@ impl ProgressLines {
         let finished = match &e.kind {
             RunEventKind::ToolFinished { tool } => Some(tool.clone()),
             RunEventKind::PhaseFinished(phase) => Some(phase_words(phase)),
-            RunEventKind::CasesPlanned | RunEventKind::CaseFinished => None,
+            RunEventKind::CasesPlanned
+            | RunEventKind::CaseFinished
+            | RunEventKind::PhaseProgressed { .. } => None,
         };
         let line = if let Some(what) = finished {
             format!(
                 "mcp-fuzz: {what} done; {} tool(s), {} cases, {} findings, {} restarts so far ({elapsed:.1}s)",
                 t.tools_done, t.cases_done, t.findings, t.restarts
             )
-        } else if self.last.elapsed() >= Self::EVERY {
+        } else if self.last.elapsed() < Self::EVERY {
+            return;
+        } else if let RunEventKind::PhaseProgressed { phase, done } = &e.kind {
+            format!(
+                "mcp-fuzz: {}, {} findings so far ({elapsed:.1}s)",
+                work_words(*phase, *done),
+                t.findings
+            )
+        } else {
             format!(
                 "mcp-fuzz: {} of {} planned cases, {} findings so far ({elapsed:.1}s)",
                 t.cases_done, t.cases_planned, t.findings
             )
-        } else {
-            return;
         };
         self.last = Instant::now();
         // A closed stderr is no reason to stop the run.
         let _ = writeln!(std::io::stderr(), "{line}");
+    }
+}
+
+/// The work a phase after the tools did so far, in the words of a progress line.
+fn work_words(phase: Later, done: u64) -> String {
+    match phase {
+        Later::Sequences => format!("sequence phase: {done} walk(s) so far"),
+        Later::Surfaces => format!("prompts and resources: {done} request(s) so far"),
+        Later::Protocol => format!("protocol checks: {done} done so far"),
     }
 }
 

@@ -17,7 +17,7 @@ pub mod surfaces;
 pub mod tools;
 
 use crate::config::RunConfig;
-use crate::events::{Events, PhaseFinished, RunEventKind};
+use crate::events::{self, Events, PhaseFinished, RunEventKind};
 use crate::report::{Finding, ProtocolSummary, StatefulSummary, SurfacesSummary, ToolReport};
 use crate::transport::listing::Listing;
 use serde_json::Value;
@@ -41,6 +41,9 @@ pub(crate) struct Sofar<'r> {
     pub capabilities: &'r Value,
     /// When the whole run must stop.
     pub deadline: Option<Instant>,
+    /// Told each time the phase does one more piece of its work (a walk, a request, a check),
+    /// with how many: the run's progress events.
+    pub progress: &'r dyn Fn(u64),
 }
 
 /// What a phase gives back to the run.
@@ -82,6 +85,15 @@ impl Later {
     /// Every phase after the tools, in order.
     pub const ALL: [Self; 3] = [Self::Sequences, Self::Surfaces, Self::Protocol];
 
+    /// The phase's name in events.
+    fn name(self) -> events::Later {
+        match self {
+            Self::Sequences => events::Later::Sequences,
+            Self::Surfaces => events::Later::Surfaces,
+            Self::Protocol => events::Later::Protocol,
+        }
+    }
+
     /// Runs the phase if the run asks for it (`None`: it did not run).
     pub async fn run(self, sofar: &Sofar<'_>) -> Option<PhaseOutcome> {
         let beyond = sofar.cfg.campaign.beyond;
@@ -107,8 +119,16 @@ pub(crate) async fn run_later(
 ) -> Vec<PhaseOutcome> {
     let mut outcomes = Vec::new();
     for phase in Later::ALL {
-        let now = Sofar { findings: findings.as_slice(), ..sofar };
-        let Some(mut outcome) = phase.run(&now).await else { continue };
+        let told = std::cell::RefCell::new(&mut *events);
+        let done = std::cell::Cell::new(0_u64);
+        let progress = |n: u64| {
+            done.set(done.get() + n);
+            let kind = RunEventKind::PhaseProgressed { phase: phase.name(), done: done.get() };
+            told.borrow_mut().tell(kind, |_| {});
+        };
+        let now = Sofar { findings: findings.as_slice(), progress: &progress, ..sofar };
+        let ran = phase.run(&now).await;
+        let Some(mut outcome) = ran else { continue };
         findings.append(&mut outcome.findings);
         let found = findings.len() as u64;
         let restarts = outcome.restarts;

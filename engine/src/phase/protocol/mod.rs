@@ -107,7 +107,7 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
         .find(|r| walkable(r))
         .or_else(|| tools.iter().find(|r| r.status.was_called()))
         .map(|r| r.name.as_str());
-    let checked = check_all(sofar.cfg, tool).await;
+    let checked = check_all(sofar.cfg, tool, sofar.progress).await;
     PhaseOutcome {
         findings: checked.findings,
         calls: 0,
@@ -118,7 +118,7 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
 }
 
 /// Runs every check. `tool` is a tool the gate allows calling (for the `arguments` checks).
-async fn check_all(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
+async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) -> Protocol {
     let mut phase = Runner {
         cfg,
         session: None,
@@ -135,6 +135,7 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>) -> Protocol {
     }
     for check in CHECKS {
         phase.check(check, tool).await;
+        progress(1);
     }
     let ahead = std::mem::take(&mut phase.ahead);
     for s in [phase.session.take(), phase.blank.take()].into_iter().flatten().chain(ahead) {

@@ -20,6 +20,7 @@ use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Evidence, Finding, StateFamily, StateLink, StatefulSummary};
 use crate::server::{Instance, patience};
 use futures_util::future::join_all;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -64,7 +65,8 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> Option<PhaseOutcome> {
             finished: Some(PhaseFinished::SequencesSkipped),
         });
     }
-    let walked = walk_all(sofar.cfg, &walkable, sofar.findings, sofar.deadline).await;
+    let walked =
+        walk_all(sofar.cfg, &walkable, sofar.findings, sofar.deadline, sofar.progress).await;
     Some(PhaseOutcome {
         findings: walked.findings,
         calls: walked.calls,
@@ -81,6 +83,7 @@ async fn walk_all(
     tools: &[SeqTool],
     existing: &[Finding],
     deadline: Option<Instant>,
+    tick: &dyn Fn(u64),
 ) -> PhaseResult {
     let settings = &cfg.campaign.stateful;
     let patience = patience(cfg.server.timeout);
@@ -88,22 +91,32 @@ async fn walk_all(
     let jobs = cfg.campaign.jobs.max(1);
     let out_of_time = || deadline.is_some_and(|d| Instant::now() >= d);
 
-    // The walks, dealt round-robin, each instance walking its share in order.
+    // The walks, dealt round-robin, each instance walking its share in order, until the walks
+    // stop finding anything new ([`Stale`]).
     let mut slots: Vec<Instance<'_>> =
         (0..jobs).map(|_| Instance::new(&cfg.server, None)).collect();
-    let per_slot = join_all(slots.iter_mut().enumerate().map(|(j, slot)| async move {
-        let mut walked = Vec::new();
-        for k in (j..settings.sequences).step_by(jobs) {
-            if out_of_time() {
-                break;
+    let stale = RefCell::new(Stale::new(settings.sequences));
+    let per_slot = join_all(slots.iter_mut().enumerate().map(|(j, slot)| {
+        let stale = &stale;
+        async move {
+            let mut walked = Vec::new();
+            for k in (j..settings.sequences).step_by(jobs) {
+                if out_of_time() || stale.borrow().stops_before(k) {
+                    break;
+                }
+                let seed = tool_seed(cfg.seed, &format!("sequence/{k}"));
+                let w = walk(slot, tools, seed, settings.length, &output, patience).await;
+                stale.borrow_mut().walked(k, w.chained() || w.failed.is_some());
+                tick(1);
+                walked.push((k, w));
             }
-            let seed = tool_seed(cfg.seed, &format!("sequence/{k}"));
-            walked.push((k, walk(slot, tools, seed, settings.length, &output, patience).await));
+            walked
         }
-        walked
     }))
     .await;
-    let mut walks: Vec<(usize, Walked)> = per_slot.into_iter().flatten().collect();
+    let last = stale.borrow().last();
+    let mut walks: Vec<(usize, Walked)> =
+        per_slot.into_iter().flatten().filter(|(k, _)| last.is_none_or(|l| *k <= l)).collect();
     walks.sort_by_key(|(k, _)| *k);
 
     let mut summary = summarize(tools, &walks);
@@ -154,6 +167,57 @@ async fn walk_all(
         slot.close().await;
     }
     PhaseResult { findings, summary, calls, restarts }
+}
+
+impl Walked {
+    /// Whether a step of the walk took a value an earlier step's result held.
+    fn chained(&self) -> bool {
+        self.steps.iter().any(|s| !s.bindings.is_empty())
+    }
+}
+
+/// Consecutive walks that chained nothing and failed nothing after which the phase stops.
+///
+/// Why: a walk that takes no value from another result only repeats single calls, which the
+/// tools phase made already; five in a row show that the tools' results and inputs do not
+/// meet (n8n-mcp's phase took 16 s for 20 such walks).
+const STALE_WALKS: usize = 5;
+
+/// Where the walks stop finding anything new, decided in walk order whatever the number of
+/// jobs: after the first [`STALE_WALKS`] consecutive walks (by index) that all chained nothing
+/// and failed nothing. The point can only move earlier as walks end, so a walk past it is never
+/// needed, and the phase keeps exactly the walks a one-job run would have.
+struct Stale {
+    /// Whether each walk (by index) was useful, once it ended.
+    useful: Vec<Option<bool>>,
+}
+
+impl Stale {
+    fn new(walks: usize) -> Self {
+        Self { useful: vec![None; walks] }
+    }
+
+    /// Walk `k` ended, useful or not.
+    fn walked(&mut self, k: usize, useful: bool) {
+        self.useful[k] = Some(useful);
+    }
+
+    /// The last walk a one-job run would make, if the walks stop early.
+    fn last(&self) -> Option<usize> {
+        let mut run = 0;
+        for (k, u) in self.useful.iter().enumerate() {
+            run = if *u == Some(false) { run + 1 } else { 0 };
+            if run == STALE_WALKS {
+                return Some(k);
+            }
+        }
+        None
+    }
+
+    /// Whether walk `k` comes after the point where the walks stop.
+    fn stops_before(&self, k: usize) -> bool {
+        self.last().is_some_and(|l| k > l)
+    }
 }
 
 /// One walk from a fresh process of `slot`, until its length, a failure, or a step left
@@ -387,5 +451,28 @@ fn summarize(tools: &[SeqTool], walks: &[(usize, Walked)]) -> StatefulSummary {
             .collect(),
         findings: 0,
         skipped: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walks_stop_after_five_in_a_row_that_found_nothing_whatever_the_order_they_end_in() {
+        let mut stale = Stale::new(20);
+        // Walks end out of order, as two jobs finish them.
+        for k in [1, 3, 2, 5, 4] {
+            stale.walked(k, false);
+        }
+        assert_eq!(stale.last(), None, "walk 0 has not ended");
+        stale.walked(0, true);
+        assert_eq!(stale.last(), Some(5));
+        assert!(stale.stops_before(6) && !stale.stops_before(5));
+        let mut useful = Stale::new(8);
+        for k in 0..8 {
+            useful.walked(k, k % 4 == 0);
+        }
+        assert_eq!(useful.last(), None, "never five stale walks in a row");
     }
 }

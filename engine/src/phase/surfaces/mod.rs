@@ -101,11 +101,13 @@ pub(crate) struct SurfacesRun<'c, 's> {
     stopped: Option<String>,
     /// The result of the last request that got one (completions read their values from it).
     last_result: Option<Value>,
+    /// Told of each request sent (the run's progress).
+    progress: &'c dyn Fn(u64),
 }
 
 /// Runs the phase on a server process of its own.
 pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
-    let called = call_all(sofar.cfg, sofar.capabilities, sofar.deadline).await;
+    let called = call_all(sofar.cfg, sofar.capabilities, sofar.deadline, sofar.progress).await;
     PhaseOutcome {
         findings: called.findings,
         calls: 0,
@@ -116,7 +118,12 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
 }
 
 /// Calls the prompts, resources, templates and completions the server declares.
-async fn call_all(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instant>) -> Surfaces {
+async fn call_all(
+    cfg: &RunConfig,
+    capabilities: &Value,
+    deadline: Option<Instant>,
+    progress: &dyn Fn(u64),
+) -> Surfaces {
     let beyond = cfg.campaign.beyond;
     let offers = |cap: &str| capabilities.get(cap).is_some_and(|c| !c.is_null());
     let mut phase = SurfacesRun {
@@ -129,6 +136,7 @@ async fn call_all(cfg: &RunConfig, capabilities: &Value, deadline: Option<Instan
         deadline,
         stopped: None,
         last_result: None,
+        progress,
     };
     let not_declared = |what: &str| format!("the server does not declare the `{what}` capability");
     let prompts = if !beyond.prompts {
@@ -216,6 +224,7 @@ impl SurfacesRun<'_, '_> {
     async fn list_page(&mut self, method: &str, params: Value) -> Result<Value, String> {
         let (reply, stderr) = self.request(method, params.clone()).await?;
         self.summary.requests += 1;
+        (self.progress)(1);
         match reply {
             Reply::Result(v) => Ok(v),
             other => {
@@ -291,6 +300,7 @@ impl SurfacesRun<'_, '_> {
     async fn send(&mut self, probe: &SurfaceCase, params: &Value) -> Option<Judged> {
         let (reply, stderr) = self.request(probe.method, params.clone()).await.ok()?;
         self.summary.requests += 1;
+        (self.progress)(1);
         self.last_result = match &reply {
             Reply::Result(v) => Some(v.clone()),
             _ => None,
