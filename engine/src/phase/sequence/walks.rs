@@ -106,7 +106,7 @@ async fn walk_all(
                 }
                 let seed = tool_seed(cfg.seed, &format!("sequence/{k}"));
                 let w = walk(slot, tools, seed, settings.length, &output, patience).await;
-                stale.borrow_mut().walked(k, w.chained() || w.failed.is_some());
+                stale.borrow_mut().walked(k, w.links(), w.failed.is_some());
                 tick(1);
                 walked.push((k, w));
             }
@@ -170,43 +170,61 @@ async fn walk_all(
 }
 
 impl Walked {
-    /// Whether a step of the walk took a value an earlier step's result held.
-    fn chained(&self) -> bool {
-        self.steps.iter().any(|s| !s.bindings.is_empty())
+    /// The links the walk used: each value a step took from an earlier step's result, as
+    /// (producer, consumer, where the consumer took it).
+    fn links(&self) -> Vec<Link> {
+        let mut links = Vec::new();
+        for s in &self.steps {
+            for b in &s.bindings {
+                let producer = self.steps.get(b.step).map_or("", |p| p.tool.as_str());
+                links.push((producer.to_owned(), s.tool.clone(), b.pointer.clone()));
+            }
+        }
+        links
     }
 }
 
-/// Consecutive walks that chained nothing and failed nothing after which the phase stops.
+/// A value one tool returned that another took: (producer, consumer, the consumer's pointer).
+type Link = (String, String, String);
+
+/// Consecutive walks that found nothing new after which the phase stops.
 ///
-/// Why: a walk that takes no value from another result only repeats single calls, which the
-/// tools phase made already; five in a row show that the tools' results and inputs do not
-/// meet (n8n-mcp's phase took 16 s for 20 such walks).
+/// Why: a walk that fails nothing and chains no value in a way no earlier walk did only repeats
+/// what the phase already saw; five in a row show that more walks will not reach new state
+/// (n8n-mcp's phase took 16 s for 20 walks that chained nothing, sequential-thinking's 5 s for
+/// 20 walks chaining the one tool to itself as the first walk did).
 const STALE_WALKS: usize = 5;
 
 /// Where the walks stop finding anything new, decided in walk order whatever the number of
-/// jobs: after the first [`STALE_WALKS`] consecutive walks (by index) that all chained nothing
-/// and failed nothing. The point can only move earlier as walks end, so a walk past it is never
+/// jobs: after the first [`STALE_WALKS`] consecutive walks (by index) none of which failed or
+/// used a link that no earlier walk used. Whether a walk is new is known once every earlier walk
+/// has ended, and never changes after, so the point is fixed once found, a walk past it is never
 /// needed, and the phase keeps exactly the walks a one-job run would have.
 struct Stale {
-    /// Whether each walk (by index) was useful, once it ended.
-    useful: Vec<Option<bool>>,
+    /// For each walk (by index), once it ended: its links and whether it failed.
+    ended: Vec<Option<(Vec<Link>, bool)>>,
 }
 
 impl Stale {
     fn new(walks: usize) -> Self {
-        Self { useful: vec![None; walks] }
+        Self { ended: vec![None; walks] }
     }
 
-    /// Walk `k` ended, useful or not.
-    fn walked(&mut self, k: usize, useful: bool) {
-        self.useful[k] = Some(useful);
+    /// Walk `k` ended, with the links it used and whether it failed.
+    fn walked(&mut self, k: usize, links: Vec<Link>, failed: bool) {
+        self.ended[k] = Some((links, failed));
     }
 
     /// The last walk a one-job run would make, if the walks stop early.
     fn last(&self) -> Option<usize> {
+        let mut seen: Vec<&Link> = Vec::new();
         let mut run = 0;
-        for (k, u) in self.useful.iter().enumerate() {
-            run = if *u == Some(false) { run + 1 } else { 0 };
+        for (k, ended) in self.ended.iter().enumerate() {
+            // Whether a walk is new needs every earlier walk: stop at the first still running.
+            let (links, failed) = ended.as_ref()?;
+            let new = *failed || links.iter().any(|l| !seen.contains(&l));
+            seen.extend(links);
+            run = if new { 0 } else { run + 1 };
             if run == STALE_WALKS {
                 return Some(k);
             }
@@ -459,20 +477,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_walks_stop_after_five_in_a_row_that_found_nothing_whatever_the_order_they_end_in() {
+    fn the_walks_stop_after_five_in_a_row_that_found_nothing_new_whatever_the_order_they_end_in() {
+        let link = |c: &str| vec![("list".to_owned(), c.to_owned(), "/id".to_owned())];
         let mut stale = Stale::new(20);
-        // Walks end out of order, as two jobs finish them.
+        // Walks end out of order, as two jobs finish them; walk 0 finds the one link.
         for k in [1, 3, 2, 5, 4] {
-            stale.walked(k, false);
+            stale.walked(k, link("get"), false);
         }
         assert_eq!(stale.last(), None, "walk 0 has not ended");
-        stale.walked(0, true);
-        assert_eq!(stale.last(), Some(5));
+        stale.walked(0, link("get"), false);
+        assert_eq!(stale.last(), Some(5), "walks 1 to 5 repeat walk 0's link");
         assert!(stale.stops_before(6) && !stale.stops_before(5));
-        let mut useful = Stale::new(8);
+        let mut new = Stale::new(8);
         for k in 0..8 {
-            useful.walked(k, k % 4 == 0);
+            let links = if k % 4 == 0 { link(&format!("t{k}")) } else { Vec::new() };
+            new.walked(k, links, k == 7);
         }
-        assert_eq!(useful.last(), None, "never five stale walks in a row");
+        assert_eq!(new.last(), None, "a new link or a failure within every five walks");
     }
 }
