@@ -199,8 +199,9 @@ fn merged_shards_add_up_their_sequence_phases() {
         .iter()
         .map(|r| r["stateful"]["sequences"].as_u64().expect("each shard has the phase"))
         .collect();
-    // A shard with a producer and its consumers walks; one whose tools cannot chain skips.
-    assert!(walked.contains(&20), "{walked:?}");
+    // A shard with a producer and its consumers walks (until five walks in a row find nothing
+    // new); one whose tools cannot chain skips.
+    assert!(walked.iter().any(|&w| w > 0) && walked.contains(&0), "{walked:?}");
     assert_eq!(s["sequences"].as_u64(), Some(walked.iter().sum()), "{s:#}");
     assert!(s.get("skipped").is_none(), "a shard walked: {s:#}");
     let mut tools: Vec<&str> =
