@@ -6,7 +6,7 @@
 //! |    1 | `FINDINGS`             | Problems found (`run`, `report merge`: not in the baseline; `call`), with `--fail-under P` a score below P instead, or the `diff --fail-on` policy failed. |
 //! |    2 | `USAGE`                | Usage or input error: bad flags, unreadable file, malformed JSON, bad baseline, shards of different runs. |
 //! |    3 | `SERVER_START`         | The server did not start or finish the initialize handshake.              |
-//! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them.     |
+//! |    4 | `NO_TOOLS`             | No tools selected: none listed, or `--tool` names none of them; a run that tested no tool and failed nothing else. |
 //! |    5 | `UNSATISFIABLE_SCHEMA` | `gen`: the schema cannot be honoured (unsatisfiable, unsupported).  |
 //! |    6 | `CLIENT_UNAVAILABLE`   | `clients`: a real client asked for was not captured (not installed, another version with `--pin`, broken) and no finding fails. |
 //! |  101 | `INTERNAL_ERROR`       | A bug in mcp-fuzz (a panic): every server it started was killed.    |
@@ -49,12 +49,15 @@ pub const INTERRUPTED: u8 = 130;
 /// Stopped by SIGTERM (128 + SIGTERM): a cancelled CI job, `timeout`.
 pub const TERMINATED: u8 = 143;
 
-/// The exit code of a finished run (or of merged shards): no tool tested (unless this is a shard
-/// whose share was empty: the merged report decides), findings that fail the run, or a score
+/// The exit code of a finished run (or of merged shards): findings that fail the run (a failure
+/// among prompts, resources or protocol checks counts even when no tool was tested), no tool
+/// tested (unless this is a shard whose share was empty: the merged report decides), or a score
 /// below `fail_under`.
+///
+/// See: issue 30 item 10 (exit 4, "no tool was tested", won over a failure among resources).
 pub fn of_run(report: &mcp_fuzz_engine::report::Report, fail_under: Option<f64>) -> u8 {
     if report.tested() == 0 && !report.is_empty_shard() {
-        return NO_TOOLS;
+        return if report.failures() > 0 { FINDINGS } else { NO_TOOLS };
     }
     let failing = match (fail_under, report.score.percent) {
         (Some(p), Some(score)) => score < p,
@@ -66,6 +69,34 @@ pub fn of_run(report: &mcp_fuzz_engine::report::Report, fail_under: Option<f64>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_beats_no_tool_tested() {
+        let report = |status: &str, findings: serde_json::Value| {
+            serde_json::from_value::<mcp_fuzz_engine::report::Report>(serde_json::json!({
+                "reportVersion": 1, "toolVersion": "0.1.0",
+                "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+                "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"},
+                "seed": 3,
+                "tools": [{"name": "t", "status": status, "cases": {"boundary": 0, "valid": 0, "invalid": 0},
+                           "graceful": 0, "scored": 0, "outcomes": {}, "elapsedSecs": 0.0}],
+                "findings": findings,
+                "score": {"graceful": 0, "scored": 0},
+                "restarts": 0, "calls": 0, "durationSecs": 0.1
+            }))
+            .expect("a report")
+        };
+        let resource_failure = serde_json::json!([{
+            "kind": "handler-exception", "severity": "failure",
+            "surface": {"kind": "resource", "name": "file:///x"},
+            "request": {"method": "resources/read", "params": {"uri": "file:///x"}},
+            "outcome": {"kind": "handler-exception", "text": "TypeError: x is not a function"},
+            "message": "m", "flaky": false
+        }]);
+        assert_eq!(of_run(&report("skipped", serde_json::json!([])), None), NO_TOOLS);
+        assert_eq!(of_run(&report("skipped", resource_failure), None), FINDINGS);
+        assert_eq!(of_run(&report("tested", serde_json::json!([])), None), SUCCESS);
+    }
 
     #[test]
     fn codes_are_distinct() {

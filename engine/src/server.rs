@@ -110,9 +110,8 @@ pub struct Instance<'s> {
     calls_on_conn: u64,
     /// The next connection replaces one closed on purpose ([`Instance::renew`]): no restart.
     renewing: bool,
-    /// Wire breaches outside any call on connections already closed: how many, and the first
-    /// few distinct ones.
-    stray: (u64, Vec<String>),
+    /// Wire breaches outside any call on connections already closed.
+    stray: Strays,
     /// The `tools/call` requests sent to the current process, in order (`None` once past
     /// [`MAX_HISTORY`]): a failure that needs earlier calls is replayed from them.
     history: Option<History>,
@@ -131,7 +130,41 @@ pub use mcp_fuzz_model::report::History;
 const MAX_HISTORY: usize = 1_000;
 
 /// Distinct server-wide wire breaches kept per instance.
-const MAX_STRAY_KEPT: usize = 3;
+const MAX_STRAY_KEPT: usize = 10;
+
+/// Breaches of the wire outside any call, one entry per breach (a banner, a reply to a
+/// notification, an answer to an unknown id...): the first seen, described with its bytes, and
+/// how many of that breach.
+///
+/// See: issue 30 item 4 (breaches of different kinds were one finding whose first example was
+/// the banner).
+#[derive(Debug, Clone, Default)]
+pub struct Strays(Vec<(String, u64)>);
+
+impl Strays {
+    /// Counts `n` breaches like `detail`: with the entry of the same breach, or as a new one.
+    pub fn add(&mut self, detail: String, n: u64) {
+        let breach = |d: &str| Outcome::ProtocolViolation { detail: d.to_owned() }.cause();
+        let key = breach(&detail);
+        if let Some((_, count)) = self.0.iter_mut().find(|(d, _)| breach(d) == key) {
+            *count += n;
+        } else if self.0.len() < MAX_STRAY_KEPT {
+            self.0.push((detail, n));
+        }
+    }
+
+    /// Adds every entry of `more`.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = (String, u64)>) {
+        for (detail, n) in more {
+            self.add(detail, n);
+        }
+    }
+
+    /// Each breach's first example and count, in the order first seen.
+    pub fn iter(&self) -> impl Iterator<Item = &(String, u64)> {
+        self.0.iter()
+    }
+}
 
 /// One call, judged.
 pub struct Called {
@@ -181,7 +214,7 @@ impl<'s> Instance<'s> {
             calls: 0,
             calls_on_conn: 0,
             renewing: false,
-            stray: (0, Vec::new()),
+            stray: Strays::default(),
             history: Some(History::default()),
             replaced: false,
             spares: std::collections::VecDeque::new(),
@@ -278,13 +311,7 @@ impl<'s> Instance<'s> {
     /// Ends the connection (if any) and kills its server's process group; the spare stays.
     async fn drop_connection(&mut self) {
         if let Some(c) = self.conn.take() {
-            let (n, first) = c.stray_violations();
-            self.stray.0 += n;
-            for d in first {
-                if self.stray.1.len() < MAX_STRAY_KEPT && !self.stray.1.contains(&d) {
-                    self.stray.1.push(d);
-                }
-            }
+            self.stray.extend(c.stray_violations());
             // Calls waiting in the background hold it too: they end as its process dies.
             match Arc::try_unwrap(c) {
                 Ok(c) => c.close().await,
@@ -294,20 +321,14 @@ impl<'s> Instance<'s> {
     }
 
     /// Breaches of the stdio framing or of JSON-RPC outside any call, over every connection
-    /// this instance made: how many, and the first few distinct ones.
+    /// this instance made, by breach.
     #[must_use]
-    pub fn stray_violations(&self) -> (u64, Vec<String>) {
-        let (mut n, mut first) = self.stray.clone();
+    pub fn stray_violations(&self) -> Strays {
+        let mut all = self.stray.clone();
         if let Some(c) = &self.conn {
-            let (m, more) = c.stray_violations();
-            n += m;
-            for d in more {
-                if first.len() < MAX_STRAY_KEPT && !first.contains(&d) {
-                    first.push(d);
-                }
-            }
+            all.extend(c.stray_violations());
         }
-        (n, first)
+        all
     }
 
     /// Ends the connection on purpose, so that the next call runs on a fresh process (not

@@ -1,5 +1,6 @@
 //! The one way a long text is cut for a message: at a number of characters (never inside one),
-//! with an ellipsis when something was cut; and the one way a time reads in words.
+//! with an ellipsis when something was cut; the one way a time reads in words; a count with its
+//! noun.
 
 /// Characters of a detail shown on one line (a message, a headline) before it is cut.
 pub const LINE: usize = 160;
@@ -17,6 +18,18 @@ pub fn clip(s: &str, max: usize) -> String {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_owned(),
     }
+}
+
+/// `n` and a noun that takes an `s` in the plural, agreeing: `1 failure`, `3 failures`.
+///
+/// ```
+/// use mcp_fuzz_generators::text::count;
+/// assert_eq!(count(1, "failure"), "1 failure");
+/// assert_eq!(count(0, "failure"), "0 failures");
+/// ```
+#[must_use]
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// Seconds as the largest unit that keeps the number readable.

@@ -294,6 +294,12 @@ impl Outcome {
             // The breach, not the bytes quoted after it.
             Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
                 let what = detail.split(": `").next().unwrap_or(detail);
+                // A JSON parser's own words (`invalid escape at line 1 column 79`) depend on
+                // the bytes, not on the breach.
+                let what = what
+                    .rsplit_once(" (")
+                    .filter(|(_, note)| note.contains(" at line "))
+                    .map_or(what, |(breach, _)| breach);
                 format!("{kind}: {}", normalise(what))
             }
             Self::Ok
@@ -301,6 +307,30 @@ impl Outcome {
             | Self::UpstreamTimeout { .. }
             | Self::Slow { .. }
             | Self::Oversize { .. } => kind.to_string(),
+        }
+    }
+
+    /// What tells two failures of one kind apart when one tool fails in several ways, for "still
+    /// fails the same way": the breach for a protocol violation (`a response whose id has the
+    /// wrong type` is not `a line that is not JSON`), and for a handler exception its exception
+    /// name and the place it names (`KeyError at /app/tools.py:12`), or its first line
+    /// normalised when it names neither. `None` for the other kinds: their message may echo the
+    /// input, which a shrink step changes.
+    #[must_use]
+    pub fn cause_key(&self) -> Option<String> {
+        match self {
+            Self::ProtocolViolation { .. } => Some(self.cause()),
+            Self::HandlerException { text } => {
+                let (line, place) = cause_line(text);
+                let name = is_exception_line(line).then(|| line.split(':').next().unwrap_or(line));
+                Some(match (name, place) {
+                    (Some(name), Some(place)) => format!("{name} at {place}"),
+                    (Some(name), None) => name.to_owned(),
+                    (None, Some(place)) => format!("at {place}"),
+                    (None, None) => normalise(text),
+                })
+            }
+            _ => None,
         }
     }
 
@@ -375,13 +405,65 @@ fn normalise(text: &str) -> String {
     normalise_with(text, Quoted::Elided)
 }
 
-/// [`normalise`], eliding quoted values or not.
+/// [`normalise`], eliding quoted values or not: the line that names the cause ([`cause_line`]),
+/// with the place it names, when it names one, kept as written.
 fn normalise_with(text: &str, quoted: Quoted) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !matches!(*l, "{" | "[" | "}" | "]"))
-        .unwrap_or("");
+    let (line, place) = cause_line(text);
+    let mut out = normalise_line(line, quoted);
+    if let Some(place) = place {
+        out.push_str(&format!(" (at {place})"));
+    }
+    out
+}
+
+/// The line of an error text that names its cause, and the innermost place in the code it names,
+/// if any: for a Python traceback its last exception line (`KeyError: 'a'`, the header
+/// `Traceback (most recent call last):` says nothing) and its last `File "...", line N` frame;
+/// for a Node.js stack its first exception line and its first `at` frame; else the first
+/// meaningful line (not blank, not a lone brace).
+///
+/// See: issue 30 item 1 (three tools' different exceptions were one cause, `Traceback (most
+/// recent call last):`).
+fn cause_line(text: &str) -> (&str, Option<String>) {
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    if text.contains("Traceback (most recent call last)") {
+        let exception = lines().rev().find(|l| is_exception_line(l));
+        let frame = lines().rev().find_map(python_frame);
+        if let Some(line) = exception {
+            return (line, frame);
+        }
+    }
+    let first = lines().find(|l| !matches!(*l, "{" | "[" | "}" | "]")).unwrap_or("");
+    if let Some(at) = lines().find_map(node_frame) {
+        let exception = lines().find(|l| is_exception_line(l)).unwrap_or(first);
+        return (exception, Some(at));
+    }
+    (first, None)
+}
+
+/// `File "/app/server.py", line 12, in handler` as `/app/server.py:12`.
+fn python_frame(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("File \"")?;
+    let (path, rest) = rest.split_once('"')?;
+    let number: String =
+        rest.strip_prefix(", line ")?.chars().take_while(char::is_ascii_digit).collect();
+    (!number.is_empty()).then(|| format!("{path}:{number}"))
+}
+
+/// `at plotPoint (/app/dist/plot.js:27:31)` or `at /app/dist/plot.js:27:31` as
+/// `/app/dist/plot.js:27:31`.
+fn node_frame(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("at ")?;
+    let place = match rest.rsplit_once('(') {
+        Some((_, inner)) => inner.trim_end_matches(')'),
+        None => rest,
+    };
+    let script = [".js:", ".ts:", ".mjs:", ".cjs:"].iter().any(|e| place.contains(e));
+    script.then(|| place.to_owned())
+}
+
+/// One line, digits as `#`, quoted values as `'…'` unless kept, at most 160 characters.
+fn normalise_line(line: &str, quoted: Quoted) -> String {
     let mut out = String::new();
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
@@ -449,6 +531,33 @@ mod tests {
             pv("a line (at byte 9): `junk: 2`").cause()
         );
         assert_eq!(Outcome::Timeout.cause(), "timeout");
+        // A traceback is named by its exception and its innermost frame, not by its header.
+        let traceback = |exception: &str, line: u32| {
+            exc(&format!(
+                "Traceback (most recent call last):\n  File \"/app/lib/mcp.py\", line 88, in call\n    return f(**args)\n  File \"/app/tools.py\", line {line}, in handler\n    x = d[key]\n{exception}"
+            ))
+        };
+        assert_eq!(
+            traceback("KeyError: 'user_id'", 12).cause(),
+            "handler-exception: KeyError: '…' (at /app/tools.py:12)"
+        );
+        assert_ne!(
+            traceback("KeyError: 'user_id'", 12).shared_cause(),
+            traceback("IndexError: list index out of range", 30).shared_cause(),
+            "two exceptions of two tools are two causes"
+        );
+        assert_ne!(
+            traceback("KeyError: 'a'", 12).shared_cause(),
+            traceback("KeyError: 'a'", 40).shared_cause(),
+            "one exception line at two places is two causes"
+        );
+        let node = exc(
+            "TypeError: Cannot read properties of undefined (reading 'x')\n    at plotPoint (/app/dist/plot.js:27:31)\n    at fire (/app/node_modules/opossum/lib/circuit.js:712:23)",
+        );
+        assert_eq!(
+            node.cause(),
+            "handler-exception: TypeError: Cannot read properties of undefined (reading '…') (at /app/dist/plot.js:27:31)"
+        );
         let rpc = Outcome::RpcError {
             code: -32000,
             message: "boom 3".into(),

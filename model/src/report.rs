@@ -857,6 +857,10 @@ pub struct ProtocolSummary {
     /// Why the whole phase did not run, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Lines on stdout that are not JSON the checks' sessions skipped (the tools phase reports
+    /// them as protocol violations).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped_lines: u64,
 }
 
 /// One conformance check and what the server answered.
@@ -900,6 +904,12 @@ impl ProtocolSummary {
             (count(CheckStatus::Pass), count(CheckStatus::Fail), count(CheckStatus::Skip));
         let ran = passed + failed;
         let score = (ran > 0).then(|| (passed as f64 * 1000.0 / ran as f64).round() / 10.0);
-        Self { checks, passed, failed, skipped, score, reason }
+        Self { checks, passed, failed, skipped, score, reason, skipped_lines: 0 }
+    }
+
+    /// The same, with the count of lines that are not JSON the sessions skipped.
+    #[must_use]
+    pub fn skipping(self, lines: u64) -> Self {
+        Self { skipped_lines: lines, ..self }
     }
 }

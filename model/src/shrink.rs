@@ -50,6 +50,11 @@ pub struct Signature {
     /// The panic location (`src/main.rs:10:5`), when the stderr of an exit names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub panic: Option<String>,
+    /// What failed, for the kinds where one tool may fail in several ways: the breach of the wire
+    /// for a protocol violation, the exception and its place for a handler exception
+    /// ([`Outcome::cause_key`]). Absent from case files written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 impl Signature {
@@ -62,6 +67,7 @@ impl Signature {
             exit_code: None,
             signal: None,
             panic: None,
+            cause: o.cause_key(),
         };
         match o {
             Outcome::InvalidParams { .. } => s.code = Some(-32602),
@@ -78,7 +84,11 @@ impl Signature {
     }
 
     /// Whether `o` fails the same way. A panic location counts only when both sides name one:
-    /// a panic line may be cut from a short stderr tail.
+    /// a panic line may be cut from a short stderr tail; so does a cause (a case file written
+    /// before causes were kept has none).
+    ///
+    /// See: issue 30 item 4 (a tool with two wire bugs had all three findings "shrunk" to the
+    /// input of the first, which failed with the same kind, not the same cause).
     #[must_use]
     pub fn matches(&self, o: &Outcome) -> bool {
         let other = Self::of(o);
@@ -87,6 +97,7 @@ impl Signature {
             && self.exit_code == other.exit_code
             && self.signal == other.signal
             && (self.panic.is_none() || other.panic.is_none() || self.panic == other.panic)
+            && (self.cause.is_none() || other.cause.is_none() || self.cause == other.cause)
     }
 }
 

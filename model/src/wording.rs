@@ -30,6 +30,33 @@ const EXCEPTION_MARKERS: &[&str] = &[
     "index out of range",
 ];
 
+/// Phrases only a runtime error writes: a text that holds one is an exception even when it also
+/// reads like validation (Python's `list index out of range` holds "out of range").
+const DEFINITE_EXCEPTIONS: &[&str] = &[
+    "Traceback (most recent call last)",
+    "list index out of range",
+    "tuple index out of range",
+    "string index out of range",
+    "index out of range [",
+    "division by zero",
+    "divide by zero",
+    "unsupported operand type(s)",
+    "object is not subscriptable",
+    "object is not iterable",
+    "object is not callable",
+    "has no attribute",
+    "'NoneType' object",
+    "is not a function",
+    "Cannot read properties of",
+    "Cannot read property",
+    "undefined is not an object",
+    "panicked at",
+    "nil pointer dereference",
+    "NullPointerException",
+    "maximum recursion depth exceeded",
+    "Maximum call stack size exceeded",
+];
+
 /// Markers of an unreachable upstream (not a bug in input handling).
 const UPSTREAM_MARKERS: &[&str] = &[
     "EAI_AGAIN",
@@ -88,6 +115,24 @@ pub fn stack_frame(text: &str) -> bool {
     }) || text.lines().any(|l| l.trim_start().starts_with("File \"") && l.contains(", line "))
 }
 
+/// Whether a text reads as a runtime error whatever else it says: a stack frame, a phrase only a
+/// runtime error writes ([`DEFINITE_EXCEPTIONS`]), or the bare repr of a Python `KeyError` (a
+/// message that is one quoted word, `'user_id'`).
+#[must_use]
+pub fn reads_as_exception(text: &str) -> bool {
+    stack_frame(text) || DEFINITE_EXCEPTIONS.iter().any(|m| text.contains(m)) || key_error(text)
+}
+
+/// `'user_id'`: what `str(KeyError("user_id"))` is, and so what a Python server whose handler
+/// raised it answers.
+fn key_error(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 3
+        && t.starts_with('\'')
+        && t.ends_with('\'')
+        && !t[1..t.len() - 1].contains(['\'', ' ', '\n'])
+}
+
 /// Whether a text reads like a raw exception.
 #[must_use]
 pub fn looks_like_exception(text: &str) -> bool {
@@ -139,4 +184,63 @@ const VALIDATION_MARKERS: &[&str] = &[
 pub fn looks_like_validation(text: &str) -> bool {
     let lower = text.to_lowercase();
     VALIDATION_MARKERS.iter().any(|m| lower.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One row per wording the judge reads, with a message a real server wrote.
+    #[test]
+    fn exceptions_are_told_apart_from_refusals_row_by_row() {
+        let exceptions = [
+            "Traceback (most recent call last):\n  File \"s.py\", line 3, in f\nKeyError: 'a'",
+            "list index out of range",
+            "tuple index out of range",
+            "string index out of range",
+            "runtime error: index out of range [5] with length 3",
+            "division by zero",
+            "attempt to divide by zero",
+            "unsupported operand type(s) for +: 'int' and 'str'",
+            "'int' object is not subscriptable",
+            "'NoneType' object is not iterable",
+            "'str' object is not callable",
+            "'dict' object has no attribute 'upper'",
+            "'NoneType' object has no attribute 'get'",
+            "x.toLowerCase is not a function",
+            "Cannot read properties of undefined (reading 'length')",
+            "Cannot read property 'length' of undefined",
+            "undefined is not an object (evaluating 'a.b')",
+            "thread 'main' panicked at src/main.rs:10:5",
+            "runtime error: invalid memory address or nil pointer dereference",
+            "java.lang.NullPointerException",
+            "maximum recursion depth exceeded while calling a Python object",
+            "Maximum call stack size exceeded",
+            "'user_id'",
+        ];
+        for text in exceptions {
+            assert!(reads_as_exception(text), "{text}");
+        }
+        let refusals = [
+            "value 200 out of range (0-100)",
+            "Input validation error: count must be positive",
+            "'id' is a required property",
+            "Invalid arguments for tool echo: expected string, received number",
+            "user 'bob' not found",
+            "''",
+        ];
+        for text in refusals {
+            assert!(!reads_as_exception(text), "{text}");
+        }
+        assert!(looks_like_validation("value 200 out of range (0-100)"));
+        assert!(looks_like_validation("list index out of range"), "it reads like both");
+    }
+
+    #[test]
+    fn an_unreachable_upstream_and_a_retry_loop_are_read() {
+        assert!(looks_like_upstream("getaddrinfo ENOTFOUND api.example.com"));
+        assert!(looks_like_upstream("connect ECONNREFUSED 127.0.0.1:9"));
+        assert!(!looks_like_upstream("count must be positive"));
+        assert!(looks_like_retry("connection error; retrying in 1s"));
+    }
 }

@@ -128,6 +128,17 @@ fn a_server_that_answers_notifications_fails_the_notification_checks() {
 }
 
 #[test]
+fn the_protocol_phase_runs_past_a_banner_on_stdout() {
+    // See: issue 30 item 4. The raw session skips the banner as the main client does (before:
+    // "not run: the raw handshake failed: a line that is not JSON").
+    let (_, r, _) = run_json_with_protocol("fx-wire-banner", &["--no-stateful"]);
+    let p = &r["protocol"];
+    assert!(p.get("reason").is_none(), "{p:#}");
+    assert_eq!(p["passed"].as_u64(), Some(p["checks"].as_array().expect("checks").len() as u64));
+    assert!(p["skippedLines"].as_u64().is_some_and(|n| n >= 1), "{p:#}");
+}
+
+#[test]
 fn each_phase_beyond_tools_can_be_turned_off() {
     let (_, r, _) = run_json(
         "fx-prompts",

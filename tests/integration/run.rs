@@ -384,6 +384,56 @@ fn junk_on_stdout_is_a_protocol_violation_of_the_call_or_of_the_server() {
 }
 
 #[test]
+fn one_tool_with_two_wire_bugs_is_two_findings_each_shrunk_to_its_own_input() {
+    // See: issue 30 item 4. Error replies carry the id as a string; a result holding a quote is
+    // written unescaped. Each bug is its own finding, shrunk to an input that sets off that bug
+    // (not the other, which fails with the same kind), and each minimal input replays its cause.
+    let (code, r, _) = run_json("fx-wire-two-bugs", &["--cases", "10"]);
+    assert_eq!(code, FINDINGS);
+    let echo: Vec<&Value> = findings_of_kind(&r, "protocol-violation")
+        .into_iter()
+        .filter(|f| f["tool"] == "echo")
+        .collect();
+    assert_eq!(echo.len(), 2, "{echo:#?}");
+    let by = |breach: &str| {
+        echo.iter()
+            .find(|f| f["message"].as_str().is_some_and(|m| m.contains(breach)))
+            .unwrap_or_else(|| panic!("no finding for {breach}: {echo:#?}"))
+    };
+    let id = by("id has another JSON type");
+    let quote = by("not JSON-RPC");
+    assert_eq!(id["minimalArguments"], serde_json::json!({}), "{id:#}");
+    let minimal = quote["minimalArguments"]["message"].as_str().expect("a message");
+    assert!(minimal == "\"" || minimal == "\\", "{quote:#}");
+    for (finding, breach) in [(id, "id has another JSON type"), (quote, "not JSON-RPC")] {
+        let args = finding["minimalArguments"].to_string();
+        let server = server("fx-wire-two-bugs").display().to_string();
+        let replay =
+            crate::util::mcp_fuzz(["call", "--tool", "echo", "--args", &args, "--", &server]);
+        let out: Value = serde_json::from_str(&replay.stdout).expect("call prints JSON");
+        let detail = out["outcome"]["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(breach), "{args} replays {breach}: {out:#}");
+    }
+}
+
+#[test]
+fn each_kind_of_breach_outside_a_call_is_its_own_finding_with_its_own_example() {
+    // See: issue 30 item 4 (a banner and replies to notifications were one finding whose first
+    // example was the banner).
+    let (code, r, _) = run_json("fx-wire-banner-and-reply", &[]);
+    assert_eq!(code, FINDINGS);
+    let server: Vec<&str> = findings_of_kind(&r, "protocol-violation")
+        .into_iter()
+        .filter(|f| f["tool"].is_null())
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert_eq!(server.len(), 2, "{server:#?}");
+    assert!(server.iter().any(|m| m.contains("Echo MCP Server running on stdio")), "{server:#?}");
+    let reply = server.iter().find(|m| m.contains("a response to a notification"));
+    assert!(reply.is_some_and(|m| m.contains("\"id\":null")), "{server:#?}");
+}
+
+#[test]
 fn hangs_time_out_and_the_run_goes_on() {
     let marker = std::env::temp_dir().join(format!("mcp-fuzz-cancel-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);

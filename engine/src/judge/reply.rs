@@ -8,7 +8,8 @@ use super::words::compact;
 use crate::transport::{Reply, excerpt};
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::wording::{
-    looks_like_exception, looks_like_retry, looks_like_upstream, looks_like_validation, stack_frame,
+    looks_like_exception, looks_like_retry, looks_like_upstream, looks_like_validation,
+    reads_as_exception,
 };
 use serde_json::Value;
 
@@ -55,7 +56,9 @@ pub fn outcome(reply: Reply, stderr: impl FnOnce() -> Vec<String>, caller: Calle
             Outcome::InternalError { message: text(message), upstream }
         }
         Reply::RpcError { code, message, data } => {
-            let refusal = looks_like_validation(&message);
+            // The tool's own refusal, unless only a runtime error writes it: a Python
+            // `IndexError` sent as a JSON-RPC error is a crash, valid input or not.
+            let refusal = looks_like_validation(&message) && !reads_as_exception(&message);
             let upstream = names_upstream(&message, data.as_ref());
             Outcome::RpcError { code, message: text(message), refusal, upstream }
         }
@@ -139,9 +142,10 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
             .filter_map(|i| i.get("text").and_then(Value::as_str))
             .collect::<Vec<_>>()
             .join("\n");
-        // A validation message with a stack trace is still an exception surfacing.
-        if looks_like_exception(&text)
-            && !(looks_like_validation(&text) && !stack_frame(&text) && !text.contains("Traceback"))
+        // A message that only a runtime error writes (a stack frame, `list index out of range`)
+        // is an exception even when it also reads like validation.
+        if reads_as_exception(&text)
+            || (looks_like_exception(&text) && !looks_like_validation(&text))
         {
             return Outcome::HandlerException { text: clip(&text) };
         }
@@ -284,6 +288,30 @@ mod tests {
         let own = rpc(-32603, "boom", None);
         assert!(!own.names_upstream() && own.is_failure());
         assert!(rpc(-32000, "count must be positive", None).is_graceful(), "a refusal");
+    }
+
+    #[test]
+    fn an_exception_sent_as_a_json_rpc_error_is_a_crash_whatever_the_input() {
+        // See: issue 30 item 2 (an IndexError's text with code 0 was a "valid call failed" info
+        // while a KeyError's from the same tool was a failure).
+        for message in ["list index out of range", "'user_id'", "division by zero"] {
+            let o = classify(
+                Reply::RpcError { code: 0, message: message.into(), data: None },
+                None,
+                Vec::new,
+            );
+            assert!(o.is_failure() && !o.is_graceful(), "{message}: {o:?}");
+            assert!(o.fails(true) && o.fails(false), "{message}");
+        }
+        let text = |t: &str| {
+            classify(
+                Reply::Result(json!({"content": [{"type": "text", "text": t}], "isError": true})),
+                None,
+                Vec::new,
+            )
+        };
+        assert_eq!(text("list index out of range").kind(), OutcomeKind::HandlerException);
+        assert_eq!(text("value 200 out of range").kind(), OutcomeKind::ToolError);
     }
 
     #[test]

@@ -356,12 +356,12 @@ impl Connection {
     }
 
     /// Breaches of the stdio framing or of JSON-RPC outside any call (a banner at start-up, a
-    /// reply to a notification): how many, and the first few described with their bytes.
+    /// reply to a notification): the first of each breach described with its bytes, and how
+    /// many of that breach.
     #[must_use]
-    pub fn stray_violations(&self) -> (u64, Vec<String>) {
-        self.wire.as_ref().map_or((0, Vec::new()), |w| {
-            let (n, first) = w.stray();
-            (n, first.iter().map(ToString::to_string).collect())
+    pub fn stray_violations(&self) -> Vec<(String, u64)> {
+        self.wire.as_ref().map_or_else(Vec::new, |w| {
+            w.stray().1.iter().map(|(v, n)| (v.to_string(), *n)).collect()
         })
     }
 

@@ -15,13 +15,15 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// What the server wrote next, or why nothing came.
+/// What the server wrote next, or why nothing came. A line that is not JSON is none of these:
+/// the session skips it and counts it ([`RawSession::junk`]), as the main client does, so a
+/// server that logs to stdout still gets every check.
+///
+/// See: issue 30 item 4 (the phase did not run on servers that print a banner).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Heard {
     /// One line holding one JSON value (a message, well-formed or not: the caller judges it).
     Message(Value),
-    /// A line that is not JSON, quoted (capped).
-    Junk(String),
     /// A line longer than the limit (dropped): its length so far.
     Oversize(u64),
     /// The process ended.
@@ -32,13 +34,40 @@ pub enum Heard {
     Silent,
 }
 
+/// One line read: something heard, or a line that is not JSON (quoted, capped).
+#[derive(Debug, Clone, PartialEq)]
+enum Line {
+    Heard(Heard),
+    Junk(String),
+}
+
 /// Characters of a junk line quoted.
 const JUNK_CHARS: usize = 200;
+
+/// The lines that are not JSON a session skipped: how many, and the first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Junk {
+    /// Lines skipped.
+    pub lines: u64,
+    /// The first, quoted (capped).
+    pub first: Option<String>,
+}
+
+impl Junk {
+    /// Adds another session's skipped lines.
+    pub fn add(&mut self, other: &Self) {
+        self.lines += other.lines;
+        if self.first.is_none() {
+            self.first.clone_from(&other.first);
+        }
+    }
+}
 
 /// A stdio server spoken to line by line.
 pub struct RawSession {
     stdin: tokio::process::ChildStdin,
-    lines: mpsc::Receiver<Heard>,
+    lines: mpsc::Receiver<Line>,
+    junk: Junk,
     exit: watch::Receiver<Option<ExitInfo>>,
     kill: Option<oneshot::Sender<()>>,
     group: Arc<Group>,
@@ -62,7 +91,15 @@ impl RawSession {
             spawn(command, env, *inherit_env, cwd.as_ref())?;
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, opts.max_response_bytes, tx));
-        Ok(Self { stdin, lines, exit: exit_rx, kill: Some(kill_tx), group, stderr })
+        Ok(Self {
+            stdin,
+            lines,
+            junk: Junk::default(),
+            exit: exit_rx,
+            kill: Some(kill_tx),
+            group,
+            stderr,
+        })
     }
 
     /// Writes one message as one line. False when the pipe is closed.
@@ -72,23 +109,47 @@ impl RawSession {
         self.stdin.write_all(&line).await.is_ok() && self.stdin.flush().await.is_ok()
     }
 
-    /// The next thing the server writes, within `timeout`.
+    /// The next thing the server writes, within `timeout`; lines that are not JSON are skipped
+    /// and counted on the way.
     pub async fn next(&mut self, timeout: Duration) -> Heard {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Heard::Silent;
+            }
+            match self.next_line(left).await {
+                Line::Heard(h) => return h,
+                Line::Junk(line) => {
+                    self.junk.lines += 1;
+                    self.junk.first.get_or_insert(line);
+                }
+            }
+        }
+    }
+
+    /// The lines that are not JSON skipped so far.
+    #[must_use]
+    pub fn junk(&self) -> &Junk {
+        &self.junk
+    }
+
+    async fn next_line(&mut self, timeout: Duration) -> Line {
         let mut exit = self.exit.clone();
         tokio::select! {
             biased;
-            heard = self.lines.recv() => match heard {
-                Some(h) => h,
-                None => self.exited_or_closed().await,
+            line = self.lines.recv() => match line {
+                Some(l) => l,
+                None => Line::Heard(self.exited_or_closed().await),
             },
             _ = exit.wait_for(Option::is_some) => {
                 // Whatever it wrote before dying comes first.
                 match tokio::time::timeout(Duration::from_millis(50), self.lines.recv()).await {
-                    Ok(Some(h)) => h,
-                    _ => self.exited_or_closed().await,
+                    Ok(Some(l)) => l,
+                    _ => Line::Heard(self.exited_or_closed().await),
                 }
             }
-            () = tokio::time::sleep(timeout) => Heard::Silent,
+            () = tokio::time::sleep(timeout) => Line::Heard(Heard::Silent),
         }
     }
 
@@ -105,7 +166,8 @@ impl RawSession {
 
     /// Sends a request with the given id and waits for the message answering it (same id, same
     /// JSON type), within `timeout` in all. Messages with another id, and notifications, are
-    /// kept in `others`; junk, an oversize line, the process's end or silence end the wait.
+    /// kept in `others`; junk is skipped; an oversize line, the process's end or silence end
+    /// the wait.
     pub async fn request(
         &mut self,
         id: &Value,
@@ -216,7 +278,7 @@ impl Drop for RawSession {
 
 /// Reads stdout line by line into `tx`: each line parsed as JSON, or quoted as junk; a line
 /// past `max` bytes is dropped as it streams and reported once.
-async fn read_lines(stdout: tokio::process::ChildStdout, max: usize, tx: mpsc::Sender<Heard>) {
+async fn read_lines(stdout: tokio::process::ChildStdout, max: usize, tx: mpsc::Sender<Line>) {
     let mut reader = BufReader::new(stdout);
     let mut line: Vec<u8> = Vec::new();
     let mut dropped: u64 = 0;
@@ -259,9 +321,9 @@ fn take(line: &mut Vec<u8>, dropped: &mut u64, bytes: &[u8], max: usize) {
 }
 
 /// One whole line, judged as JSON or junk (blank lines are nothing).
-fn heard_of(line: &[u8], dropped: u64) -> Option<Heard> {
+fn heard_of(line: &[u8], dropped: u64) -> Option<Line> {
     if dropped > 0 {
-        return Some(Heard::Oversize(dropped));
+        return Some(Line::Heard(Heard::Oversize(dropped)));
     }
     let text = String::from_utf8_lossy(line);
     let trimmed = text.trim_end_matches('\r');
@@ -269,8 +331,8 @@ fn heard_of(line: &[u8], dropped: u64) -> Option<Heard> {
         return None;
     }
     Some(match serde_json::from_str::<Value>(trimmed) {
-        Ok(v) => Heard::Message(v),
-        Err(_) => Heard::Junk(trimmed.chars().take(JUNK_CHARS).collect()),
+        Ok(v) => Line::Heard(Heard::Message(v)),
+        Err(_) => Line::Junk(trimmed.chars().take(JUNK_CHARS).collect()),
     })
 }
 
@@ -280,10 +342,10 @@ mod tests {
 
     #[test]
     fn a_line_is_json_or_junk_and_blank_lines_are_nothing() {
-        assert_eq!(heard_of(br#"{"a":1}"#, 0), Some(Heard::Message(json!({"a": 1}))));
-        assert_eq!(heard_of(b"Server started\r", 0), Some(Heard::Junk("Server started".into())));
+        assert_eq!(heard_of(br#"{"a":1}"#, 0), Some(Line::Heard(Heard::Message(json!({"a": 1})))));
+        assert_eq!(heard_of(b"Server started\r", 0), Some(Line::Junk("Server started".into())));
         assert_eq!(heard_of(b"  ", 0), None);
-        assert_eq!(heard_of(b"", 12), Some(Heard::Oversize(12)));
+        assert_eq!(heard_of(b"", 12), Some(Line::Heard(Heard::Oversize(12))));
     }
 
     #[test]

@@ -187,15 +187,18 @@ struct Tap {
     /// Responses to requests no call has claimed yet (the answer can come before the caller
     /// learns its request's id).
     unclaimed: VecDeque<(IdKey, Vec<u8>)>,
-    stray: Vec<Violation>,
+    /// Violations outside any call: the first of each breach, and how many of that breach.
+    stray: Vec<(Violation, u64)>,
     stray_total: u64,
 }
 
 impl Tap {
     fn push_stray(&mut self, v: Violation) {
         self.stray_total += 1;
-        if self.stray.len() < MAX_STRAY {
-            self.stray.push(v);
+        if let Some((_, n)) = self.stray.iter_mut().find(|(first, _)| first.breach == v.breach) {
+            *n += 1;
+        } else if self.stray.len() < MAX_STRAY {
+            self.stray.push((v, 1));
         }
     }
 
@@ -271,8 +274,8 @@ impl WireState {
         self.tap().call(ticket).and_then(|c| c.response.take())
     }
 
-    /// Violations outside any call: their number and the first few.
-    pub fn stray(&self) -> (u64, Vec<Violation>) {
+    /// Violations outside any call: their number, and the first of each breach with its count.
+    pub fn stray(&self) -> (u64, Vec<(Violation, u64)>) {
         let t = self.tap();
         (t.stray_total, t.stray.clone())
     }
@@ -543,7 +546,11 @@ impl<R> WireReader<R> {
                 return;
             }
         }
-        if matches!(trimmed.first(), Some(b'{' | b'[')) && is_truncated_json(trimmed) {
+        // A pretty-printer ends a message's first line with `{`, `[` or `,`, never with the
+        // brace that closes it: a line that does is one broken message (an unescaped quote), and
+        // waiting for more would leave the call in flight unanswered until it times out.
+        let closed = matches!(trimmed.last(), Some(b'}' | b']'));
+        if matches!(trimmed.first(), Some(b'{' | b'[')) && !closed && is_truncated_json(trimmed) {
             self.continued = trimmed.to_vec();
             self.continued_lines = 1;
             return;
@@ -820,6 +827,16 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_line_closed_by_its_brace_but_broken_by_a_quote_is_judged_at_once() {
+        // See: issue 30 item 4 (an unescaped `"` in a result text left the call waiting for a
+        // continuation until it timed out).
+        let broken = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"text\":\"Echo: \\\"}}\n";
+        let (out, st) = run(&[REQ7], broken.as_bytes(), 1000, true).await;
+        assert_eq!(st.take_violation(0).map(|v| v.breach), Some(Breach::NotJson));
+        assert_eq!(out, "");
+    }
+
+    #[tokio::test]
     async fn outside_a_call_violations_are_server_wide() {
         let input = format!("Echo MCP Server running on stdio\n{OK7}\n");
         let (out, st) = run(&[REQ7], input.as_bytes(), 1000, false).await;
@@ -827,8 +844,8 @@ mod tests {
         assert_eq!(st.take_violation(0), None);
         let (n, first) = st.stray();
         assert_eq!(n, 1);
-        assert_eq!(first[0].breach, Breach::NotJson);
-        assert!(first[0].excerpt.contains("Echo MCP Server"));
+        assert_eq!(first[0].0.breach, Breach::NotJson);
+        assert!(first[0].0.excerpt.contains("Echo MCP Server"));
     }
 
     #[tokio::test]
@@ -845,7 +862,7 @@ mod tests {
             .await
             .expect("reads");
         assert_eq!(st.take_violation(0), None);
-        assert_eq!(st.stray().1[0].breach, Breach::NotificationReply);
+        assert_eq!(st.stray().1[0].0.breach, Breach::NotificationReply);
     }
 
     #[tokio::test]
@@ -879,7 +896,7 @@ mod tests {
         assert_eq!(st.take_response(0).as_deref(), Some(ok8.as_bytes()));
         let (n, stray) = st.stray();
         assert_eq!(n, 1, "the line after the answer is server-wide");
-        assert!(stray[0].excerpt.contains("after"));
+        assert!(stray[0].0.excerpt.contains("after"));
     }
 
     #[tokio::test]

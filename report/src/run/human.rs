@@ -6,6 +6,7 @@ use crate::text::clip;
 use mcp_fuzz_model::finding::{Severity, ToolStatus};
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::report::{Finding, Report};
+use mcp_fuzz_model::text::count;
 use serde_json::Value;
 use std::fmt::Write as _;
 use tabled::builder::Builder;
@@ -39,9 +40,9 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         s,
-        "\nFindings: {} ({} failures{})",
+        "\nFindings: {} ({}{})",
         shown.len(),
-        r.failures(),
+        count(r.failures() as u64, "failure"),
         if hidden.is_empty() { String::new() } else { format!(", {}", hidden.join(", ")) }
     );
     for f in shown {
@@ -91,9 +92,10 @@ pub fn render(r: &Report) -> String {
     if let Some(p) = super::protocol_text(r) {
         let _ = writeln!(s, "Protocol: {p}");
     }
-    let spares = if r.spares > 0 { format!(", {} warm spares", r.spares) } else { String::new() };
-    let _ =
-        writeln!(s, "{} calls, {} restarts{spares}, {:.1}s", r.calls, r.restarts, r.duration_secs);
+    let spares =
+        if r.spares > 0 { format!(", {}", count(r.spares, "warm spare")) } else { String::new() };
+    let (calls, restarts) = (count(r.calls, "call"), count(r.restarts, "restart"));
+    let _ = writeln!(s, "{calls}, {restarts}{spares}, {:.1}s", r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
     }

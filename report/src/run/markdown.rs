@@ -7,6 +7,7 @@ use super::replay::replay_line;
 use crate::writers::markdown::{code_block, code_span, details, table, text};
 use mcp_fuzz_model::finding::{Severity, ToolStatus};
 use mcp_fuzz_model::report::{Finding, Report};
+use mcp_fuzz_model::text::count;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -60,10 +61,10 @@ fn overview(s: &mut String, r: &Report) {
     }
     let _ = writeln!(
         s,
-        "- Seed {}, {} calls, {} restarts, {:.1}s, mcp-fuzz {}{}",
+        "- Seed {}, {}, {}, {:.1}s, mcp-fuzz {}{}",
         r.seed,
-        r.calls,
-        r.restarts,
+        count(r.calls, "call"),
+        count(r.restarts, "restart"),
         r.duration_secs,
         text(&r.tool_version),
         r.partition.as_deref().map_or(String::new(), |p| format!(", partition {}", code_span(p)))
@@ -149,13 +150,7 @@ fn baselined_section(s: &mut String, r: &Report) {
     if !known.is_empty() {
         let rows: Vec<Vec<String>> = known
             .iter()
-            .map(|f| {
-                vec![
-                    code_span(f.tool.as_deref().unwrap_or("server")),
-                    text(f.kind.as_str()),
-                    text(&f.message),
-                ]
-            })
+            .map(|f| vec![subject(f), text(f.kind.as_str()), text(&f.message)])
             .collect();
         s.push('\n');
         s.push_str(&details(
@@ -173,7 +168,7 @@ fn stale_section(s: &mut String, r: &Report) {
             .iter()
             .map(|id| {
                 vec![
-                    code_span(id.tool.as_deref().unwrap_or("server")),
+                    id.tool.as_deref().map_or_else(|| SERVER_WIDE.to_owned(), code_span),
                     text(id.kind.as_str()),
                     id.mutation.as_deref().map_or(String::new(), text),
                     id.pointer.as_deref().map_or(String::new(), code_span),
@@ -187,17 +182,28 @@ fn stale_section(s: &mut String, r: &Report) {
 }
 
 fn summary_row(f: &Finding) -> Vec<String> {
-    vec![code_span(&f.subject()), text(f.kind.as_str()), text(&f.message)]
+    vec![subject(f), text(f.kind.as_str()), text(&f.message)]
+}
+
+/// How a finding not of one tool, surface or check is headed.
+const SERVER_WIDE: &str = "Server-wide";
+
+/// What a finding is about, as Markdown: a tool, a surface item or a protocol check as code,
+/// [`SERVER_WIDE`] for the server (never a `server` that reads like a tool's name).
+fn subject(f: &Finding) -> String {
+    match (&f.tool, &f.surface, &f.check) {
+        (None, None, None) => SERVER_WIDE.to_owned(),
+        _ => code_span(&f.subject()),
+    }
 }
 
 fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
-    let subject = f.subject();
-    let tool = subject.as_str();
-    let called = f.case_tool().unwrap_or(tool);
+    let named = f.subject();
+    let called = f.case_tool().unwrap_or(&named);
     let _ = writeln!(
         s,
         "#### {n}. {}: {} ({})\n",
-        code_span(tool),
+        subject(f),
         text(f.kind.as_str()),
         text(f.severity.as_str())
     );

@@ -168,6 +168,9 @@ fn protocol_text(r: &Report) -> Option<String> {
     if let Some(why) = &p.reason {
         return Some(format!("not run: {why}"));
     }
+    if p.passed + p.failed + p.skipped == 0 {
+        return Some("not run: no check was reached".into());
+    }
     let mut line = format!(
         "{} of {} checks passed{}",
         p.passed,
@@ -185,6 +188,10 @@ fn protocol_text(r: &Report) -> Option<String> {
     }
     if p.skipped > 0 {
         line.push_str(&format!("; {} skipped", p.skipped));
+    }
+    if p.skipped_lines > 0 {
+        let lines = mcp_fuzz_model::text::count(p.skipped_lines, "line");
+        line.push_str(&format!("; {lines} on stdout that are not JSON passed over"));
     }
     Some(line)
 }

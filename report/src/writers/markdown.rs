@@ -19,9 +19,12 @@ use std::fmt::Write as _;
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     let digits = s.chars().take_while(char::is_ascii_digit).count();
+    // `1. ` starts a list; `0.1.0` does not (a list marker is followed by a space or the end).
+    let after_digits = s.chars().nth(digits + 1);
+    let list = digits > 0 && after_digits.is_none_or(char::is_whitespace);
     for (i, c) in s.chars().enumerate() {
         let block_start = (i == 0 && matches!(c, '#' | '+' | '-' | '='))
-            || (i == digits && digits > 0 && matches!(c, '.' | ')'));
+            || (i == digits && list && matches!(c, '.' | ')'));
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
                 out.push('\\');
@@ -130,6 +133,9 @@ mod tests {
         );
         assert_eq!(text("# not a heading - x.y"), "\\# not a heading - x.y");
         assert_eq!(text("12. not a list"), "12\\. not a list");
+        assert_eq!(text("3."), "3\\.");
+        assert_eq!(text("1) x"), "1\\) x");
+        assert_eq!(text("0.1.0"), "0.1.0", "a version is not a list item");
         assert_eq!(text("-flag"), "\\-flag");
         assert_eq!(text("line1\nline2"), "line1 line2");
         assert_eq!(text("bell\u{7}"), "bell\\u{7}");

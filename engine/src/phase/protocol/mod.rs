@@ -24,7 +24,7 @@ use crate::phase::tools::walkable;
 use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{CheckStatus, Finding, ProtocolCheck, ProtocolSummary};
 use crate::transport::excerpt;
-use crate::transport::raw::{Heard, RawSession};
+use crate::transport::raw::{Heard, Junk, RawSession};
 use checks::{CHECKS, Check, How, Params, Silence};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -127,10 +127,11 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) 
         results: Vec::new(),
         failed: Vec::new(),
         silences: 0,
+        junk: Junk::default(),
     };
     phase.start_ahead();
     if let Err(why) = phase.fresh().await {
-        let summary = ProtocolSummary::of(Vec::new(), Some(why));
+        let summary = ProtocolSummary::of(Vec::new(), Some(why)).skipping(phase.junk.lines);
         return Protocol { summary, findings: Vec::new() };
     }
     for check in CHECKS {
@@ -139,9 +140,10 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) 
     }
     let ahead = std::mem::take(&mut phase.ahead);
     for s in [phase.session.take(), phase.blank.take()].into_iter().flatten().chain(ahead) {
-        s.close().await;
+        phase.retire(s).await;
     }
-    Protocol { summary: ProtocolSummary::of(phase.results, None), findings: grouped(phase.failed) }
+    let summary = ProtocolSummary::of(phase.results, None).skipping(phase.junk.lines);
+    Protocol { summary, findings: grouped(phase.failed) }
 }
 
 /// One finding per cause: checks that failed the same way (same kind and severity, and the same
@@ -232,6 +234,8 @@ struct Runner<'c> {
     results: Vec<ProtocolCheck>,
     failed: Vec<Failed>,
     silences: usize,
+    /// Lines that are not JSON the sessions skipped.
+    junk: Junk,
 }
 
 impl Runner<'_> {
@@ -239,10 +243,16 @@ impl Runner<'_> {
         self.cfg.server.timeout
     }
 
+    /// Ends a session, keeping the count of the lines that are not JSON it skipped.
+    async fn retire(&mut self, s: RawSession) {
+        self.junk.add(s.junk());
+        s.close().await;
+    }
+
     /// A fresh process, initialised; why not, when it cannot be had.
     async fn fresh(&mut self) -> Result<(), String> {
         if let Some(s) = self.session.take() {
-            s.close().await;
+            self.retire(s).await;
         }
         let mut s = RawSession::start(&self.cfg.server.target, &self.cfg.server.connect)
             .map_err(|e| format!("the protocol phase could not start the server: {e}"))?;
@@ -251,7 +261,10 @@ impl Runner<'_> {
                 self.session = Some(s);
                 Ok(())
             }
-            other => Err(format!("the raw handshake failed: {}", heard(&other))),
+            other => {
+                self.retire(s).await;
+                Err(format!("the raw handshake failed: {}", heard(&other)))
+            }
         }
     }
 
@@ -362,7 +375,7 @@ impl Runner<'_> {
         if matches!(h, Heard::Exited(_) | Heard::Closed | Heard::Silent)
             && let Some(s) = self.session.take()
         {
-            s.close().await;
+            self.retire(s).await;
         }
     }
 
@@ -453,7 +466,7 @@ impl Runner<'_> {
         if !matches!(ping, Heard::Message(_))
             && let Some(s) = self.session.take()
         {
-            s.close().await;
+            self.retire(s).await;
         }
         self.record(c, request, judged);
     }
@@ -478,7 +491,7 @@ impl Runner<'_> {
             },
             other => fail(Observed::said(heard(other)), Severity::Warning),
         };
-        s.close().await;
+        self.retire(s).await;
         let request = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}});
         self.record(c, Some(request), judged);
     }
@@ -493,7 +506,7 @@ impl Runner<'_> {
         judge: fn(&Value) -> Judged,
     ) {
         if let Some(s) = self.blank.take_if(|s| s.exited().is_some()) {
-            s.close().await;
+            self.retire(s).await;
         }
         let mut s = match self.blank.take() {
             Some(s) => s,
@@ -531,7 +544,6 @@ fn message(m: &Value) -> String {
 fn heard(h: &Heard) -> String {
     match h {
         Heard::Message(m) => message(m),
-        Heard::Junk(line) => format!("a line that is not JSON: {line:?}"),
         Heard::Oversize(n) => format!("a {n}-byte line, over --max-response-bytes"),
         Heard::Exited(info) => format!("the server process ended ({info})"),
         Heard::Closed => "stdout closed".into(),

@@ -18,7 +18,7 @@ use crate::events::{Events, RunEventKind};
 use crate::finding::{FindingKind, Severity, SkipReason, StopReason, ToolStatus};
 use crate::judge::Outcome;
 use crate::report::{Finding, ToolReport};
-use crate::server::Instance;
+use crate::server::{Instance, Strays};
 use crate::transport::listing::Listing;
 use feed::Pool;
 use futures_util::StreamExt;
@@ -48,9 +48,9 @@ pub(crate) struct ToolsOutcome {
     pub calls: u64,
     /// Server restarts.
     pub restarts: u64,
-    /// The breaches of the wire protocol outside any call on its server processes, as one
-    /// server-wide finding (the run places it after every phase's findings).
-    pub stray: Option<Finding>,
+    /// The breaches of the wire protocol outside any call on its server processes, one
+    /// server-wide finding per breach (the run places them after every phase's findings).
+    pub stray: Vec<Finding>,
 }
 
 /// Runs every listed tool in listing order on `first` and the other `--jobs` instances; the
@@ -164,7 +164,7 @@ pub(crate) async fn run<'s>(
         calls += slot.calls;
         restarts += slot.restarts;
     }
-    let stray = stray_finding(&slots);
+    let stray = stray_findings(&slots);
     ToolsOutcome { reports, findings, stop: stopped, pool, calls, restarts, stray }
 }
 
@@ -206,25 +206,35 @@ fn duplicate(name: &str) -> Finding {
     )
 }
 
-/// One server-wide finding for the breaches of the stdio framing or of JSON-RPC that belong to
-/// no call (a banner at start-up, log lines between calls, replies to notifications).
-fn stray_finding(slots: &[Instance<'_>]) -> Option<Finding> {
-    let (mut count, mut first) = (0, Vec::new());
+/// One server-wide finding per breach of the stdio framing or of JSON-RPC that belongs to no
+/// call (a banner at start-up, log lines between calls, replies to notifications), each with its
+/// own first example.
+fn stray_findings(slots: &[Instance<'_>]) -> Vec<Finding> {
+    let mut all = Strays::default();
     for slot in slots {
-        let (n, some) = slot.stray_violations();
-        count += n;
-        first.extend(some.into_iter().filter(|d| !first.contains(d)).collect::<Vec<_>>());
+        all.extend(slot.stray_violations().iter().cloned());
     }
-    let head = first.first()?.clone();
-    Some(Finding {
-        outcome: Some(Outcome::ProtocolViolation { detail: first.join("\n") }),
-        ..Finding::general(
-            None,
-            FindingKind::ProtocolViolation,
-            Severity::Failure,
-            format!(
-                "{count} breach(es) of the wire protocol outside any call, first: {head}; stdout carries only MCP messages, one per line, and notifications get no answer"
-            ),
-        )
-    })
+    all.iter()
+        .map(|(first, count)| Finding {
+            outcome: Some(Outcome::ProtocolViolation { detail: first.clone() }),
+            ..Finding::general(
+                None,
+                FindingKind::ProtocolViolation,
+                Severity::Failure,
+                format!(
+                    "{} outside any call: {first}; stdout carries only MCP messages, one per line, and notifications get no answer",
+                    count_of(*count)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// `1 breach of the wire protocol`, `3 breaches ...`.
+fn count_of(n: u64) -> String {
+    if n == 1 {
+        "1 breach of the wire protocol".into()
+    } else {
+        format!("{n} breaches of the wire protocol")
+    }
 }

@@ -765,6 +765,31 @@ mod tests {
     }
 
     #[test]
+    fn signatures_compare_the_breach_and_the_exception_not_only_the_kind() {
+        // See: issue 30 item 4.
+        let pv = |detail: &str| Outcome::ProtocolViolation { detail: detail.into() };
+        let id = pv("a response whose id has the wrong type: `\"7\"` for `7`");
+        assert!(
+            Signature::of(&id)
+                .matches(&pv("a response whose id has the wrong type: `\"9\"` for `9`"))
+        );
+        assert!(!Signature::of(&id).matches(&pv("a line that is not JSON (at byte 40): `{...`")));
+        let exc = |text: &str| Outcome::HandlerException { text: text.into() };
+        let key = exc("KeyError: 'a'\n  File \"/app/t.py\", line 12, in f");
+        let trace = |e: &str, line: u32| {
+            exc(&format!(
+                "Traceback (most recent call last):\n  File \"/app/t.py\", line {line}, in f\n{e}"
+            ))
+        };
+        assert!(Signature::of(&trace("KeyError: 'a'", 12)).matches(&trace("KeyError: 'zz'", 12)));
+        assert!(!Signature::of(&trace("KeyError: 'a'", 12)).matches(&trace("KeyError: 'a'", 30)));
+        assert!(!Signature::of(&trace("KeyError: 'a'", 12)).matches(&trace("IndexError: x", 12)));
+        // A case file written before causes were kept matches on the kind as before.
+        let old = Signature { cause: None, ..Signature::of(&key) };
+        assert!(old.matches(&trace("IndexError: x", 12)));
+    }
+
+    #[test]
     fn candidates_drop_shorten_and_move_towards_zero() {
         let c: Vec<Value> = candidates(&json!({"a": [1, 2], "s": "hello", "n": 1001})).collect();
         assert!(c.contains(&json!({"s": "hello", "n": 1001})), "drops a property");
