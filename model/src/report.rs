@@ -406,20 +406,42 @@ impl Finding {
         self.minimal_arguments.as_ref().or(self.arguments.as_ref())
     }
 
-    /// What to do about it: its kind's help, or for a failure that needs earlier calls (and
-    /// whose kind does not say so already), what to look for in them.
+    /// What to do about it, chosen from the facts: for a failure that needs earlier calls (and
+    /// whose kind does not say so already), what to look for in them; for a crash on valid
+    /// input, a failure with no input to blame or a tool that fails alike on every call without
+    /// naming an upstream, words of their own; else its kind's help.
     #[must_use]
     pub fn fix(&self) -> &'static str {
         let state_kind = matches!(
             self.kind,
             FindingKind::UseAfterDelete | FindingKind::UnknownHandle | FindingKind::CreatedNotFound
         );
-        if self.sequence.is_empty() || state_kind {
-            self.kind.rule().help
-        } else {
-            "It needs the earlier calls of its sequence: look for what they leave behind (an open \
-             handle, a counter, a cache, a half-done write) and release, bound or check it; the \
-             minimal sequence shows the calls."
+        let on_valid = self.case.as_ref().is_some_and(|c| c.mode.is_valid());
+        let upstream = self.outcome.as_ref().is_some_and(Outcome::names_upstream);
+        if !self.sequence.is_empty() && !state_kind {
+            return "It needs the earlier calls of its sequence: look for what they leave behind \
+                    (an open handle, a counter, a cache, a half-done write) and release, bound or \
+                    check it; the minimal sequence shows the calls.";
+        }
+        // The rule's help assumes the usual case; these facts change what to do.
+        // See: issue 30 item 8 (a -32603 on valid input said "Reject invalid arguments").
+        match self.kind {
+            FindingKind::InternalError | FindingKind::RpcError | FindingKind::HandlerException
+                if on_valid =>
+            {
+                "The input was valid: fix the fault it reached (the message or stack names it); \
+                 a valid call succeeds, or answers an isError result saying what is missing."
+            }
+            FindingKind::ValidCallFailed if self.severity == Severity::Failure => {
+                "No input is to blame: fix what the message names (a value the tool cannot \
+                 serialise, a file, setting or state it assumes)."
+            }
+            FindingKind::ToolUnavailable if !upstream => {
+                "Every call failed the same way whatever its input: if the tool needs a backend \
+                 or credentials, provide them for the run (or --skip-tool it); if not, the \
+                 failure is the tool's own and its message names it."
+            }
+            _ => self.kind.rule().help,
         }
     }
 
@@ -713,6 +735,52 @@ mod tests {
         assert_eq!(report.failures(), 1);
         assert_eq!(report.tested(), 1);
         assert!(!report.is_empty_shard());
+    }
+
+    #[test]
+    fn fix_texts_fit_the_facts_one_per_text() {
+        // See: issue 30 item 8.
+        let of = |kind: &str, severity: &str, mode: &str, outcome: Value| {
+            let f: Finding = serde_json::from_value(json!({
+                "tool": "t", "kind": kind, "severity": severity, "case": {"mode": mode},
+                "arguments": {}, "outcome": outcome, "message": "m"
+            }))
+            .expect("a finding");
+            f.fix()
+        };
+        let internal = json!({"kind": "internal-error", "message": "boom", "upstream": false});
+        assert!(
+            of("internal-error", "failure", "valid", internal.clone())
+                .starts_with("The input was valid")
+        );
+        assert!(
+            of("internal-error", "failure", "invalid", internal)
+                .starts_with("Reject invalid arguments")
+        );
+        let exception = json!({"kind": "handler-exception", "text": "TypeError: x"});
+        assert!(
+            of("handler-exception", "failure", "valid", exception)
+                .starts_with("The input was valid")
+        );
+        let error = json!({"kind": "tool-error", "text": "inf", "upstream": false});
+        assert!(
+            of("valid-call-failed", "failure", "valid", error.clone())
+                .starts_with("No input is to blame")
+        );
+        assert!(
+            of("valid-call-failed", "info", "valid", error.clone())
+                .starts_with("Check whether the schema")
+        );
+        assert!(
+            of("tool-unavailable", "warning", "valid", error)
+                .starts_with("Every call failed the same way")
+        );
+        let down =
+            json!({"kind": "tool-error", "text": "getaddrinfo ENOTFOUND x", "upstream": true});
+        assert!(
+            of("tool-unavailable", "warning", "valid", down)
+                .starts_with("Provide the tool's credentials")
+        );
     }
 
     #[test]

@@ -73,6 +73,9 @@ fn unavailable(
     if !unavailable {
         return None;
     }
+    if !upstream && needs_no_arguments(tool) {
+        return Some(fails_without_input(tool, cases, results));
+    }
     tr.status = ToolStatus::Unavailable;
     let msg = valid_results.first().and_then(|o| o.message()).unwrap_or("").to_owned();
     let how = if upstream {
@@ -98,6 +101,28 @@ fn unavailable(
             ),
         )
     })
+}
+
+/// Whether the tool's input schema requires nothing: a call with no arguments is valid.
+fn needs_no_arguments(tool: &Tool) -> bool {
+    let schema = tool.input_schema.as_ref();
+    schema.and_then(|s| s.get("required")).and_then(|r| r.as_array()).is_none_or(Vec::is_empty)
+}
+
+/// Every call of a tool that needs no arguments failed the same way: no generated value can be
+/// to blame and no value hint can help, so it is the tool's own failure (on its first valid
+/// case), not an unavailable tool.
+///
+/// See: issue 30 item 8 (`mcp-mathematics` `list_functions {}` cannot serialise its `inf`
+/// constants on any call; it was "add value hints").
+fn fails_without_input(tool: &Tool, cases: &[Case], results: &[(usize, Outcome)]) -> Finding {
+    let (i, outcome) =
+        results.iter().find(|(i, _)| cases[*i].label.mode.is_valid()).unwrap_or(&results[0]);
+    let message = format!(
+        "every call failed the same way although the tool needs no arguments ({}): no input is to blame",
+        describe(outcome, None)
+    );
+    finding(tool, &cases[*i], outcome, FindingKind::ValidCallFailed, Severity::Failure, &message)
 }
 
 /// One case's finding, if its outcome is one; counts the tool's graceful and scored cases.
@@ -332,5 +357,53 @@ mod tests {
         assert_eq!(kind(&coerced), Some((FindingKind::LaxCoercion, Severity::Info)));
         let other = invalid("wrong-type", "/limit", json!({"id": "a", "limit": "abc"}));
         assert_eq!(kind(&other), None);
+    }
+    #[test]
+    fn a_tool_that_needs_no_arguments_and_always_fails_is_a_failure_not_unavailable() {
+        // See: issue 30 item 8.
+        let valid = |args: serde_json::Value| Case {
+            label: CaseLabel::of(Mode::Valid),
+            arguments: args.as_object().expect("object").clone(),
+            draw: None,
+        };
+        let error = || Outcome::ToolError {
+            text: "Object of type float is not JSON serializable: inf".into(),
+            upstream: false,
+        };
+        let judge_tool = |schema: serde_json::Value, cases: &[Case]| {
+            let results: Vec<(usize, Outcome)> = (0..cases.len()).map(|i| (i, error())).collect();
+            let mut tr = ToolReport::new("list_functions");
+            let found = judge(&Tool::new("list_functions", schema), cases, &results, &mut tr);
+            (found, tr.status)
+        };
+        let cases = [
+            valid(json!({})),
+            valid(json!({})),
+            invalid("unexpected-property", "/x", json!({"x": 1})),
+        ];
+        let (found, status) = judge_tool(json!({"type": "object", "properties": {}}), &cases);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let f = &found[0].0;
+        assert_eq!((f.kind.clone(), f.severity), (FindingKind::ValidCallFailed, Severity::Failure));
+        assert!(f.message.contains("needs no arguments"), "{}", f.message);
+        assert!(f.fix().starts_with("No input is to blame"), "{}", f.fix());
+        assert_ne!(status, ToolStatus::Unavailable);
+        // A tool with a required argument failing alike stays unavailable, with a fix that
+        // does not assume a backend.
+        let required =
+            json!({"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}}});
+        let cases = [
+            valid(json!({"q": "a"})),
+            valid(json!({"q": "b"})),
+            invalid("missing-required", "/q", json!({})),
+        ];
+        let (found, status) = judge_tool(required, &cases);
+        assert_eq!(status, ToolStatus::Unavailable);
+        assert_eq!(found[0].0.kind, FindingKind::ToolUnavailable);
+        assert!(
+            found[0].0.fix().starts_with("Every call failed the same way"),
+            "{}",
+            found[0].0.fix()
+        );
     }
 }

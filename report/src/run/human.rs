@@ -45,8 +45,12 @@ pub fn render(r: &Report) -> String {
         count(r.failures() as u64, "failure"),
         if hidden.is_empty() { String::new() } else { format!(", {}", hidden.join(", ")) }
     );
-    for f in shown {
-        finding(&mut s, r, f);
+    for group in alike(&shown) {
+        match group.as_slice() {
+            [f] => finding(&mut s, r, f),
+            [first, ..] => alike_findings(&mut s, &group, first),
+            [] => {}
+        }
     }
     if let Some(b) = &r.baseline {
         let _ = writeln!(
@@ -194,6 +198,60 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
     let _ = writeln!(s, "      fix: {}", f.fix());
 }
 
+/// The findings in report order, with a tool-level finding (no case, no request, no sequence)
+/// gathered with the later ones of the same kind, severity, fix and message but for its
+/// numbers: 45 identical "no valid call succeeded" warnings are one entry naming their tools.
+///
+/// See: issue 30 item 10.
+fn alike<'a>(shown: &[&'a Finding]) -> Vec<Vec<&'a Finding>> {
+    let bare = |f: &Finding| {
+        f.tool.is_some()
+            && f.case.is_none()
+            && f.arguments.is_none()
+            && f.request.is_none()
+            && f.sequence.is_empty()
+            && f.outcome.is_none()
+    };
+    let mut groups: Vec<Vec<&Finding>> = Vec::new();
+    for &f in shown {
+        let same = |g: &Vec<&Finding>| {
+            let h = g[0];
+            bare(h)
+                && bare(f)
+                && h.kind == f.kind
+                && h.severity == f.severity
+                && h.fix() == f.fix()
+                && shape(&h.message) == shape(&f.message)
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(f),
+            None => groups.push(vec![f]),
+        }
+    }
+    groups
+}
+
+/// A message with its numbers as `#`: two tools' "0 of 20 valid calls succeeded" and "0 of 32
+/// ..." say the same; two malformed tools' different defects do not.
+fn shape(message: &str) -> String {
+    message.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect()
+}
+
+/// One entry for findings alike ([`alike`]): the kind and the tools, the first's message, the fix.
+fn alike_findings(s: &mut String, group: &[&Finding], first: &Finding) {
+    let tools: Vec<&str> = group.iter().filter_map(|f| f.tool.as_deref()).collect();
+    let _ = writeln!(
+        s,
+        "\n  [{}] {} on {} tools: {}",
+        first.severity,
+        first.kind,
+        tools.len(),
+        tools.join(", ")
+    );
+    let _ = writeln!(s, "      first: {}: {}", first.subject(), first.message);
+    let _ = writeln!(s, "      fix: {}", first.fix());
+}
+
 /// The outcome on one line: its kind and each detail, clipped (`exited (exit status 3)`).
 #[must_use]
 pub fn outcome_line(o: &Outcome) -> String {
@@ -216,4 +274,46 @@ pub fn outcome_line(o: &Outcome) -> String {
         _ => String::new(),
     };
     if detail.is_empty() { o.kind().to_string() } else { format!("{} ({detail})", o.kind()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn alike_tool_warnings_are_one_entry_naming_their_tools() {
+        let warning = |tool: &str, n: u32| {
+            json!({"tool": tool, "kind": "no-valid-call-succeeded", "severity": "warning",
+                   "message": format!("0 of {n} valid calls succeeded")})
+        };
+        let exited = json!({"tool": "c", "kind": "exited", "severity": "failure",
+            "case": {"mode": "valid"}, "arguments": {},
+            "outcome": {"kind": "exited", "exit": {"code": 3, "signal": null}, "stderr": []},
+            "message": "died"});
+        let malformed = |tool: &str, what: &str| json!({"tool": tool, "kind": "malformed-tool", "severity": "warning", "message": what});
+        let r: Report = serde_json::from_value(json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"}, "seed": 0,
+            "tools": [],
+            "findings": [warning("a", 20), exited, warning("b", 32),
+                         malformed("m", "inputSchema must be an object"),
+                         malformed("n", "readOnlyHint must be a boolean")],
+            "score": {"graceful": 0, "scored": 0},
+            "restarts": 1, "calls": 1, "durationSecs": 0.1
+        }))
+        .expect("a report");
+        let text = render(&r);
+        assert!(text.contains("[warning] no-valid-call-succeeded on 2 tools: a, b\n"), "{text}");
+        assert!(text.contains("first: a: 0 of 20 valid calls succeeded"), "{text}");
+        assert_eq!(text.matches("fix: Add value hints").count(), 1, "{text}");
+        assert!(text.contains("[failure] c: exited - died"), "a failure stays its own: {text}");
+        assert!(
+            text.contains("[warning] n: malformed-tool - readOnlyHint"),
+            "different defects: {text}"
+        );
+        assert!(text.contains("Findings: 5 (1 failure)"), "{text}");
+        assert!(text.contains("1 call, 1 restart,"), "{text}");
+    }
 }
