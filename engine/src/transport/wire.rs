@@ -14,7 +14,7 @@
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
@@ -174,12 +174,20 @@ const MAX_UNCLAIMED: usize = 64;
 #[derive(Default)]
 struct Tap {
     /// Requests sent and not answered yet (also those the caller gave up on: a late answer is
-    /// allowed).
-    pending: HashSet<IdKey>,
+    /// allowed), each with its place in the order of messages written.
+    pending: HashMap<IdKey, u64>,
     answered: HashSet<IdKey>,
-    /// Notifications written since the last response read: a `null`-id answer while there are
-    /// some answers one of them (a server answers in order).
-    notifications_since_response: u32,
+    /// Messages written so far (the place of the next one).
+    written: u64,
+    /// The places of the notifications the server may not have handled yet: a `null`-id answer
+    /// while there are some answers the oldest. The answer to a request shows that every
+    /// notification written before that request was handled (a server handles messages in
+    /// order), not one written after it: a late answer to a call that was then cancelled comes
+    /// before the reply to the cancellation.
+    ///
+    /// See: issue 30 item 4 (an `id: null` "Method not found: notifications/cancelled" was blamed
+    /// on the call in flight).
+    notifications: VecDeque<u64>,
     /// The calls in flight, oldest first. A breach belongs to the newest one still waiting for
     /// its answer (the one that was sent last: junk before its answer is most likely its own).
     calls: Vec<Call>,
@@ -328,16 +336,15 @@ impl WireState {
         }
         let mut t = self.tap();
         let Some(key) = env.id.as_ref().and_then(IdKey::of) else {
-            let breach = if t.notifications_since_response > 0 {
-                t.notifications_since_response -= 1;
+            let breach = if t.notifications.pop_front().is_some() {
                 Breach::NotificationReply
             } else {
                 Breach::NullId
             };
             return Err(v(breach, None));
         };
-        if t.pending.remove(&key) {
-            t.notifications_since_response = 0;
+        if let Some(place) = t.pending.remove(&key) {
+            t.notifications.retain(|&n| n > place);
             if t.answered.len() >= MAX_ANSWERED {
                 t.answered.clear();
             }
@@ -358,7 +365,7 @@ impl WireState {
             return Err(v(Breach::DuplicateResponse, None));
         }
         let other = key.other_type();
-        if t.pending.contains(&other) {
+        if t.pending.contains_key(&other) {
             let sent = if other.string { format!("\"{}\"", other.text) } else { other.text };
             return Err(v(Breach::IdType, Some(format!("the request's id was {sent}"))));
         }
@@ -369,15 +376,22 @@ impl WireState {
     fn note_outgoing(&self, line: &[u8]) {
         let Ok(env) = serde_json::from_slice::<Envelope>(line) else { return };
         let mut t = self.tap();
+        let place = t.written;
+        t.written += 1;
         match (&env.method, env.id.as_ref().and_then(IdKey::of)) {
             (Some(_), Some(id)) => {
                 // Calls send their requests in the order they begin; rmcp's handle confirms.
                 if let Some(c) = t.calls.iter_mut().find(|c| c.id.is_none()) {
                     c.id = Some(id.clone());
                 }
-                t.pending.insert(id);
+                t.pending.insert(id, place);
             }
-            (Some(_), None) => t.notifications_since_response += 1,
+            (Some(_), None) => {
+                if t.notifications.len() >= MAX_UNCLAIMED {
+                    t.notifications.pop_front();
+                }
+                t.notifications.push_back(place);
+            }
             (None, _) => {}
         }
     }
@@ -882,6 +896,31 @@ mod tests {
         st.begin_call();
         let again = st.judge_incoming(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
         assert_eq!(again.map_err(|v| v.breach), Err(Breach::NullId), "no notification pending");
+    }
+
+    #[tokio::test]
+    async fn a_reply_to_a_cancellation_after_the_cancelled_call_s_late_answer_is_the_notifications()
+    {
+        // See: issue 30 item 4. Call 5 times out and is cancelled; call 6 begins; the server
+        // answers 5 late, then answers the cancellation with an `id: null` error.
+        let st = Arc::new(WireState::default());
+        st.begin_call();
+        st.note_outgoing(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#);
+        st.note_outgoing(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
+        );
+        st.begin_call();
+        st.note_outgoing(br#"{"jsonrpc":"2.0","id":6,"method":"tools/call"}"#);
+        assert!(st.judge_incoming(br#"{"jsonrpc":"2.0","id":5,"result":{}}"#).is_ok());
+        let reply = st.judge_incoming(
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found: notifications/cancelled"}}"#,
+        );
+        assert_eq!(reply.map_err(|v| v.breach), Err(Breach::NotificationReply));
+        // Once 6 is answered, the notification written before it was handled: a null id now
+        // answers nothing the client sent.
+        assert!(st.judge_incoming(br#"{"jsonrpc":"2.0","id":6,"result":{}}"#).is_ok());
+        let again = st.judge_incoming(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
+        assert_eq!(again.map_err(|v| v.breach), Err(Breach::NullId));
     }
 
     #[tokio::test]
