@@ -10,7 +10,8 @@ use mcp_fuzz_model::text::count;
 use serde_json::Value;
 use std::fmt::Write as _;
 use tabled::builder::Builder;
-use tabled::settings::Style;
+use tabled::settings::object::Columns;
+use tabled::settings::{Style, Width};
 
 /// The summary, ending in a newline.
 #[must_use]
@@ -136,8 +137,15 @@ pub fn tool_table(r: &Report) -> String {
     }
     let mut table = b.build();
     table.with(Style::rounded());
+    // A long note (a tool's error text) wraps instead of making the table as wide as itself.
+    // See: issue 30 item 10 (a 700-column table).
+    table.modify(Columns::last(), Width::wrap(NOTE_WIDTH).keep_words(true));
     format!("{table}\n")
 }
+
+/// Characters of the NOTE column per line: with the other columns (and a tool name of 20
+/// characters), a table of at most about 140 columns whatever the notes hold.
+const NOTE_WIDTH: usize = 60;
 
 fn finding(s: &mut String, r: &Report, f: &Finding) {
     let _ = writeln!(s, "\n  [{}] {}: {} - {}", f.severity, f.subject(), f.kind, f.message);
@@ -315,5 +323,26 @@ mod tests {
         );
         assert!(text.contains("Findings: 5 (1 failure)"), "{text}");
         assert!(text.contains("1 call, 1 restart,"), "{text}");
+    }
+    #[test]
+    fn a_long_note_wraps_and_the_table_stays_narrow() {
+        let reason =
+            format!("every call fails the same way, whatever the input: {}", "word ".repeat(120));
+        let r: Report = serde_json::from_value(json!({
+            "reportVersion": 1, "toolVersion": "0.1.0",
+            "target": {"transport": "stdio", "command": ["srv"], "env": [], "inheritEnv": false, "cwd": null},
+            "server": {"name": "s", "version": "1", "protocolVersion": "2025-06-18"}, "seed": 0,
+            "tools": [{"name": "t", "status": "unavailable", "reason": reason,
+                       "cases": {"boundary": 0, "valid": 1, "invalid": 0},
+                       "graceful": 0, "scored": 0, "outcomes": {}}],
+            "findings": [],
+            "score": {"graceful": 0, "scored": 0},
+            "restarts": 0, "calls": 1, "durationSecs": 0.1
+        }))
+        .expect("a report");
+        let table = tool_table(&r);
+        let widest = table.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 140, "{widest} columns:\n{table}");
+        assert_eq!(table.matches("word").count(), 120, "nothing of the note is lost:\n{table}");
     }
 }
