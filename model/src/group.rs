@@ -133,7 +133,11 @@ fn shared_key(f: &Finding) -> Option<String> {
     if f.tool.is_none() || f.severity != Severity::Failure || !f.members.is_empty() {
         return None;
     }
-    f.outcome.as_ref()?.shared_cause()
+    let outcome = f.outcome.as_ref()?;
+    match &f.arguments {
+        Some(args) => outcome.without_echoes(args).shared_cause(),
+        None => outcome.shared_cause(),
+    }
 }
 
 /// The server-wide finding of one cause: the case shown is the simplest of its members'.

@@ -434,6 +434,18 @@ fn each_kind_of_breach_outside_a_call_is_its_own_finding_with_its_own_example() 
 }
 
 #[test]
+fn an_error_that_echoes_its_input_is_one_finding_whatever_the_input() {
+    // See: issue 30 items 1 and 6 (30 findings of one "Entity with name X not found"). Before
+    // the echo was elided from the cause, `--cases 20` made 26 findings here.
+    let (code, r, _) = run_json("fx-echo-error", &["--cases", "20"]);
+    assert_eq!(code, FINDINGS);
+    let internal = findings_of_kind(&r, "internal-error");
+    assert_eq!(internal.len(), 1, "{internal:#?}");
+    assert!(internal[0]["occurrences"].as_u64().is_some_and(|n| n >= 10), "{:#}", internal[0]);
+    assert_eq!(internal[0]["cause"], "internal-error: Entity with name … not found");
+}
+
+#[test]
 fn hangs_time_out_and_the_run_goes_on() {
     let marker = std::env::temp_dir().join(format!("mcp-fuzz-cancel-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);

@@ -284,7 +284,10 @@ fn is_optional(schema: &serde_json::Value, pointer: &str) -> bool {
 /// Keeps one failure finding per cause: the first, simplest case, counting the others and
 /// naming the first few.
 fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
-    let cause = f.outcome.as_ref().map(Outcome::cause);
+    let cause = f.outcome.as_ref().map(|o| match &f.arguments {
+        Some(args) => o.without_echoes(args).cause(),
+        None => o.cause(),
+    });
     let same = list
         .iter_mut()
         .find(|(g, _)| g.severity == f.severity && g.kind == f.kind && g.cause == cause);

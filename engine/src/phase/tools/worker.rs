@@ -33,7 +33,9 @@ pub(crate) type FailureKey = String;
 
 /// The cause of a case's outcome, if the outcome is a failure.
 pub(crate) fn failure_key(case: &Case, outcome: &Outcome) -> Option<FailureKey> {
-    outcome.fails(case.label.mode.is_valid()).then(|| outcome.cause())
+    outcome
+        .fails(case.label.mode.is_valid())
+        .then(|| outcome.without_echoes(&case.arguments).cause())
 }
 
 /// What the workers of one tool share: where to stop.
