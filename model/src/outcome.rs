@@ -392,12 +392,18 @@ impl Outcome {
     }
 }
 
-/// The string values in `v`, at any depth.
+/// The values in `v`, at any depth, as a message would echo them: strings as they are, and an
+/// object as JavaScript's `String()` writes one (`[object Object]`). Not numbers, booleans or
+/// `null`: a message says "null" or a count of its own (`Cannot read properties of null`), and
+/// eliding those only when an argument holds one would split one cause in two.
 fn strings_of(v: &serde_json::Value, out: &mut Vec<String>) {
     match v {
         serde_json::Value::String(s) => out.push(s.clone()),
         serde_json::Value::Array(items) => items.iter().for_each(|i| strings_of(i, out)),
-        serde_json::Value::Object(m) => m.values().for_each(|i| strings_of(i, out)),
+        serde_json::Value::Object(m) => {
+            out.push("[object Object]".into());
+            m.values().for_each(|i| strings_of(i, out));
+        }
         _ => {}
     }
 }
@@ -596,6 +602,30 @@ mod tests {
         for name in ["", " ", "y", "é", "😀", "\\p", "it"] {
             assert_eq!(err(name).without_echoes(&args(name)).cause(), a.cause(), "{name:?}");
         }
+        let any = |v: serde_json::Value| {
+            let args = serde_json::json!({"entities": [{"name": v.clone()}]});
+            let text = match &v {
+                serde_json::Value::Object(_) => "[object Object]".to_owned(),
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            err(&text).without_echoes(args.as_object().expect("object")).cause()
+        };
+        assert_eq!(
+            any(serde_json::json!({"a": 1})),
+            a.cause(),
+            "an object as JavaScript writes it"
+        );
+        let null = Outcome::InternalError {
+            message: "Cannot read properties of null (reading 'x')".into(),
+            upstream: false,
+        };
+        let with_null = serde_json::json!({"a": null});
+        assert_eq!(
+            null.without_echoes(with_null.as_object().expect("object")).cause(),
+            null.cause(),
+            "a null argument does not change a message's own null"
+        );
         let inside = Outcome::InternalError { message: "it broke within".into(), upstream: false };
         assert_eq!(inside.without_echoes(&args("it")).message(), Some("… broke within"));
     }
