@@ -20,16 +20,22 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
-/// `n` and a noun that takes an `s` in the plural, agreeing: `1 failure`, `3 failures`.
+/// `n` and a regular noun, agreeing: `1 failure`, `3 failures`, `2 breaches` (`-es` after a
+/// sibilant: s, x, z, ch, sh).
 ///
 /// ```
 /// use mcp_fuzz_generators::text::count;
 /// assert_eq!(count(1, "failure"), "1 failure");
 /// assert_eq!(count(0, "failure"), "0 failures");
+/// assert_eq!(count(2, "breach"), "2 breaches");
 /// ```
 #[must_use]
 pub fn count(n: u64, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+    if n == 1 {
+        return format!("1 {noun}");
+    }
+    let sibilant = ["s", "x", "z", "ch", "sh"].iter().any(|end| noun.ends_with(end));
+    format!("{n} {noun}{}", if sibilant { "es" } else { "s" })
 }
 
 /// Seconds as the largest unit that keeps the number readable.

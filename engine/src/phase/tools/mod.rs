@@ -222,19 +222,10 @@ fn stray_findings(slots: &[Instance<'_>]) -> Vec<Finding> {
                 FindingKind::ProtocolViolation,
                 Severity::Failure,
                 format!(
-                    "{} outside any call: {first}; stdout carries only MCP messages, one per line, and notifications get no answer",
-                    count_of(*count)
+                    "{} of the wire protocol outside any call: {first}; stdout carries only MCP messages, one per line, and notifications get no answer",
+                    mcp_fuzz_model::text::count(*count, "breach")
                 ),
             )
         })
         .collect()
-}
-
-/// `1 breach of the wire protocol`, `3 breaches ...`.
-fn count_of(n: u64) -> String {
-    if n == 1 {
-        "1 breach of the wire protocol".into()
-    } else {
-        format!("{n} breaches of the wire protocol")
-    }
 }
