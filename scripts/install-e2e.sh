@@ -2,8 +2,8 @@
 # Install the real MCP servers that mcp-fuzz's end-to-end tests run against,
 # at the versions pinned in fixtures/e2e/ (package-lock.json, requirements.txt):
 #   - fixtures/e2e/node_modules: @modelcontextprotocol/server-everything,
-#     @modelcontextprotocol/server-memory, @modelcontextprotocol/server-filesystem
-#     and the TypeScript SDK (+ zod) for
+#     @modelcontextprotocol/server-memory, @modelcontextprotocol/server-filesystem,
+#     @itseasy21/mcp-knowledge-graph and the TypeScript SDK (+ zod) for
 #     fixtures/e2e/ts-server.mjs, via `npm ci`;
 #   - target/e2e-venv: the Python SDK `mcp` for fixtures/e2e/py_server.py.
 # Idempotent: run it as often as you like. Run from anywhere.
@@ -48,7 +48,7 @@ everything="$E2E/node_modules/@modelcontextprotocol/server-everything/dist/index
     await import("@modelcontextprotocol/sdk/server/mcp.js");
     await import("@modelcontextprotocol/sdk/server/stdio.js");
     await import("zod");
-    for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-memory", "@modelcontextprotocol/sdk", "zod"]) {
+    for (const p of ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-memory", "@itseasy21/mcp-knowledge-graph", "@modelcontextprotocol/sdk", "zod"]) {
         const { version } = JSON.parse(readFileSync(`node_modules/${p}/package.json`, "utf8"));
         console.log(`  ${p} ${version} (npm)`);
     }

@@ -149,6 +149,77 @@ pub enum Mutation {
 }
 
 impl Mutation {
+    /// Every mutation, in declaration order.
+    pub const ALL: [Self; 27] = [
+        Self::MissingRequired,
+        Self::WrongType,
+        Self::UnexpectedNull,
+        Self::BelowMinimum,
+        Self::AboveMaximum,
+        Self::NotMultipleOf,
+        Self::TooShort,
+        Self::TooLong,
+        Self::PatternMismatch,
+        Self::FormatMismatch,
+        Self::NotInEnum,
+        Self::NotConst,
+        Self::UnexpectedProperty,
+        Self::TooFewProperties,
+        Self::TooManyProperties,
+        Self::TooFewItems,
+        Self::TooManyItems,
+        Self::DuplicateItems,
+        Self::MissingDependency,
+        Self::MissingContains,
+        Self::TooManyContains,
+        Self::InvalidAdditionalProperty,
+        Self::InvalidPropertyName,
+        Self::MatchesNot,
+        Self::MultipleOneOf,
+        Self::ConditionalViolated,
+        Self::ExtraItems,
+    ];
+
+    /// The mutation named `name` (its [`Mutation::as_str`]), if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// The family of rules the mutation breaks: a tool that skips one check of a family
+    /// usually skips them all, so a report names the family once.
+    #[must_use]
+    pub fn family(self) -> RuleFamily {
+        match self {
+            Self::MissingRequired
+            | Self::WrongType
+            | Self::UnexpectedNull
+            | Self::MissingDependency => RuleFamily::RequiredAndType,
+            Self::BelowMinimum
+            | Self::AboveMaximum
+            | Self::NotMultipleOf
+            | Self::TooShort
+            | Self::TooLong
+            | Self::TooFewProperties
+            | Self::TooManyProperties
+            | Self::TooFewItems
+            | Self::TooManyItems
+            | Self::DuplicateItems
+            | Self::MissingContains
+            | Self::TooManyContains
+            | Self::ExtraItems => RuleFamily::Bounds,
+            Self::PatternMismatch | Self::FormatMismatch | Self::NotInEnum | Self::NotConst => {
+                RuleFamily::AllowedValues
+            }
+            Self::UnexpectedProperty
+            | Self::InvalidAdditionalProperty
+            | Self::InvalidPropertyName => RuleFamily::UnknownProperties,
+            Self::MatchesNot | Self::MultipleOneOf | Self::ConditionalViolated => {
+                RuleFamily::Combined
+            }
+        }
+    }
+
     /// Stable kebab-case name of the mutation.
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -187,6 +258,47 @@ impl Mutation {
 impl fmt::Display for Mutation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// A family of schema rules that validation code checks together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleFamily {
+    /// `required` and `type` (with `null`) and `dependentRequired`: the shape of the value.
+    RequiredAndType,
+    /// Ranges and sizes: `minimum` to `maxItems`, `multipleOf`, `uniqueItems`, `contains`.
+    Bounds,
+    /// `pattern`, `format`, `enum` and `const`.
+    AllowedValues,
+    /// `additionalProperties`, `patternProperties` and `propertyNames`.
+    UnknownProperties,
+    /// `not`, `oneOf` and `if`/`then`/`else`.
+    Combined,
+}
+
+impl RuleFamily {
+    /// Stable kebab-case name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RequiredAndType => "required-and-type",
+            Self::Bounds => "bounds",
+            Self::AllowedValues => "allowed-values",
+            Self::UnknownProperties => "unknown-properties",
+            Self::Combined => "combined",
+        }
+    }
+
+    /// The rules, in words: "required and type", "bounds (minimum, maxLength, ...)".
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::RequiredAndType => "required and type",
+            Self::Bounds => "bounds (minimum, maximum, lengths, item counts)",
+            Self::AllowedValues => "allowed values (pattern, format, enum, const)",
+            Self::UnknownProperties => "unknown properties (additionalProperties, propertyNames)",
+            Self::Combined => "combined rules (not, oneOf, if/then)",
+        }
     }
 }
 
@@ -452,6 +564,21 @@ impl Generator {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn every_mutation_is_named_once_and_read_back() {
+        let mut names: Vec<&str> = Mutation::ALL.iter().map(|m| m.as_str()).collect();
+        for m in Mutation::ALL {
+            assert_eq!(Mutation::from_name(m.as_str()), Some(m));
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Mutation::ALL.len(), "a name is used twice");
+        assert_eq!(Mutation::from_name("no-such-mutation"), None);
+        assert_eq!(Mutation::UnexpectedNull.family(), RuleFamily::RequiredAndType);
+        assert_eq!(Mutation::TooLong.family(), RuleFamily::Bounds);
+        assert_eq!(Mutation::NotInEnum.family(), RuleFamily::AllowedValues);
+    }
 
     #[test]
     fn skip_and_trees_regenerate_any_earlier_draw() {

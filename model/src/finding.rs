@@ -35,6 +35,9 @@ pub enum FindingKind {
     Oversize,
     /// Invalid input answered with success.
     AcceptsInvalid,
+    /// An error answered as an ordinary result, without `isError: true` (a warning, once per
+    /// tool): clients and models read it as a success.
+    UnflaggedError,
     /// A valid call failed (may be a synthetic-input false positive).
     ValidCallFailed,
     /// Every call fails the same way whatever the input.
@@ -423,6 +426,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "Parameters of the wrong type were answered with -32603 Internal error instead of -32602 Invalid params.",
             expected: "JSON-RPC error -32602 Invalid params for parameters of the wrong type",
             help: "Validate the request's params before dispatch and answer -32602; TypeScript-SDK servers answer -32603 here, which clients read as a server fault rather than their own mistake.",
+        },
+    ),
+    (
+        FindingKind::UnflaggedError,
+        Rule {
+            id: "MCPF0031",
+            name: "unflagged-error",
+            short: "The tool answered an error as an ordinary result, without isError: true.",
+            expected: "a result with isError: true (or a JSON-RPC error) for a call that failed",
+            help: "Set isError: true on results that report an error (the SDKs do when the handler raises or throws); clients and models read a result without it as a success.",
         },
     ),
 ];

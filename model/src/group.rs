@@ -13,6 +13,7 @@
 use crate::finding::{FindingKind, Severity};
 use crate::outcome::Outcome;
 use crate::report::Finding;
+use crate::template;
 use std::collections::BTreeMap;
 
 /// Fresh processes that must each die on exactly the candidate call number.
@@ -105,7 +106,8 @@ fn shared(findings: Vec<Finding>) -> Vec<Finding> {
         }
     }
     let mut groups: BTreeMap<usize, (String, Vec<usize>)> = BTreeMap::new();
-    for (key, at) in by_key {
+    for (key, mut at) in templates_absorb(by_key) {
+        at.sort_unstable();
         let mut tools: Vec<&str> = at.iter().filter_map(|&i| findings[i].tool.as_deref()).collect();
         tools.dedup();
         if tools.len() >= 2 {
@@ -124,6 +126,18 @@ fn shared(findings: Vec<Finding>) -> Vec<Finding> {
         } else if let Some(f) = slots[i].take() {
             out.push(f);
         }
+    }
+    out
+}
+
+/// Keys that fit another key's template ([`crate::template`]) join its findings: one template
+/// is one cause whatever the values it echoed.
+fn templates_absorb(by_key: BTreeMap<String, Vec<usize>>) -> BTreeMap<String, Vec<usize>> {
+    let keys: Vec<String> = by_key.keys().cloned().collect();
+    let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (key, at) in by_key {
+        let template = keys.iter().find(|t| template::fits(t, &key)).unwrap_or(&key);
+        out.entry(template.clone()).or_default().extend(at);
     }
     out
 }
@@ -248,6 +262,33 @@ mod tests {
         // Regrouping (as merge does) gives the same findings.
         let again = by_cause(grouped.clone(), None);
         assert_eq!(serde_json::to_value(&again).ok(), serde_json::to_value(&grouped).ok());
+    }
+
+    #[test]
+    fn one_message_template_is_one_cause_whatever_the_values_it_echoed() {
+        let not_found = |tool: &str, args: &str, name: &str| Finding {
+            outcome: Some(Outcome::InternalError {
+                upstream: false,
+                message: format!("Entity with name {name} not found"),
+            }),
+            arguments: serde_json::from_str(args).ok(),
+            ..Finding::general(
+                Some(tool.into()),
+                FindingKind::InternalError,
+                Severity::Failure,
+                format!("{tool}: {name}"),
+            )
+        };
+        let findings = vec![
+            not_found("update", r#"{"name": 0}"#, "0"),
+            not_found("add", r#"{"entityName": "qvyv"}"#, "qvyv"),
+            not_found("update", r#"{"name": null}"#, "null"),
+            not_found("open", r#"{"names": []}"#, ""),
+        ];
+        let grouped = by_cause(findings, None);
+        assert_eq!(grouped.len(), 1, "{grouped:#?}");
+        assert_eq!(grouped[0].tools, vec!["update", "add", "open"], "the simplest case first");
+        assert_eq!(grouped[0].members.len(), 4);
     }
 
     #[test]

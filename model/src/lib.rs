@@ -42,6 +42,7 @@ pub mod report;
 pub mod shrink;
 pub mod steps;
 pub mod target;
+pub mod template;
 pub mod wording;
 
 pub use mcp_fuzz_generators::text;

@@ -18,6 +18,13 @@ pub enum Outcome {
         /// Whether the text names an unreachable upstream (DNS, refused, 401/403/5xx, no API key).
         upstream: bool,
     },
+    /// A result without `isError: true` whose text reads as an error (`Error: ...`, a traceback,
+    /// `{"status": "error"}`): the tool refused or failed but said so as a success, which clients
+    /// and models read as one.
+    UnflaggedError {
+        /// The result's text.
+        text: String,
+    },
     /// `isError: true` whose text is a raw exception (stack trace, `TypeError`, `AttributeError`...).
     HandlerException {
         /// The error text.
@@ -118,6 +125,8 @@ pub enum OutcomeKind {
     Ok,
     /// [`Outcome::ToolError`].
     ToolError,
+    /// [`Outcome::UnflaggedError`].
+    UnflaggedError,
     /// [`Outcome::HandlerException`].
     HandlerException,
     /// [`Outcome::InvalidParams`].
@@ -149,6 +158,7 @@ impl OutcomeKind {
         match self {
             Self::Ok => "ok",
             Self::ToolError => "tool-error",
+            Self::UnflaggedError => "unflagged-error",
             Self::HandlerException => "handler-exception",
             Self::InvalidParams => "invalid-params",
             Self::InternalError => "internal-error",
@@ -177,6 +187,7 @@ impl Outcome {
         match self {
             Self::Ok => OutcomeKind::Ok,
             Self::ToolError { .. } => OutcomeKind::ToolError,
+            Self::UnflaggedError { .. } => OutcomeKind::UnflaggedError,
             Self::HandlerException { .. } => OutcomeKind::HandlerException,
             Self::InvalidParams { .. } => OutcomeKind::InvalidParams,
             Self::InternalError { .. } => OutcomeKind::InternalError,
@@ -195,7 +206,9 @@ impl Outcome {
     #[must_use]
     pub fn is_graceful(&self) -> bool {
         match self {
-            Self::ToolError { .. } | Self::InvalidParams { .. } => true,
+            Self::ToolError { .. } | Self::InvalidParams { .. } | Self::UnflaggedError { .. } => {
+                true
+            }
             Self::RpcError { refusal, upstream, .. } => *refusal && !upstream,
             _ => false,
         }
@@ -258,7 +271,9 @@ impl Outcome {
     #[must_use]
     pub fn message(&self) -> Option<&str> {
         match self {
-            Self::ToolError { text, .. } | Self::HandlerException { text } => Some(text),
+            Self::ToolError { text, .. }
+            | Self::HandlerException { text }
+            | Self::UnflaggedError { text } => Some(text),
             Self::InvalidParams { message }
             | Self::InternalError { message, .. }
             | Self::RpcError { message, .. } => Some(message),
@@ -290,6 +305,7 @@ impl Outcome {
             Self::HandlerException { text: m }
             | Self::InternalError { message: m, .. }
             | Self::InvalidParams { message: m }
+            | Self::UnflaggedError { text: m }
             | Self::ToolError { text: m, .. } => format!("{kind}: {}", normalise(m)),
             // The breach, not the bytes quoted after it.
             Self::ProtocolViolation { detail } | Self::OutputSchemaViolation { detail } => {
@@ -359,7 +375,9 @@ impl Outcome {
         };
         let mut out = self.clone();
         match &mut out {
-            Self::ToolError { text, .. } | Self::HandlerException { text } => *text = elide(text),
+            Self::ToolError { text, .. }
+            | Self::HandlerException { text }
+            | Self::UnflaggedError { text } => *text = elide(text),
             Self::InvalidParams { message }
             | Self::InternalError { message, .. }
             | Self::RpcError { message, .. } => *message = elide(message),

@@ -251,7 +251,7 @@ pub struct Finding {
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub occurrences: u64,
     /// The labels of the other cases that failed with this cause, in case order (at most
-    /// [`MAX_OTHER_CASES`]).
+    /// [`MAX_OTHER_CASES`], except for invalid input accepted: every case of its rule family).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_cases: Vec<CaseLabel>,
     /// A server-wide finding about several tools: every tool, the one whose case is shown first.
@@ -345,7 +345,8 @@ impl Finding {
     }
 
     /// The stable identity: tool, kind, and the case label's mutation and pointer; for one cause
-    /// seen on several tools, the kind and the cause.
+    /// seen on several tools, the kind and the cause; for invalid input accepted, the tool and
+    /// the rule family (its cause), whichever case came first.
     #[must_use]
     pub fn identity(&self) -> Identity {
         if self.tool.is_none() && !self.tools.is_empty() {
@@ -356,6 +357,16 @@ impl Finding {
                 mutation: None,
                 pointer: None,
                 cause: cause.flatten(),
+                surface: None,
+            };
+        }
+        if self.kind == FindingKind::AcceptsInvalid && self.cause.is_some() {
+            return Identity {
+                tool: self.tool.clone(),
+                kind: self.kind.clone(),
+                mutation: None,
+                pointer: None,
+                cause: self.cause.clone(),
                 surface: None,
             };
         }

@@ -186,6 +186,68 @@ pub fn looks_like_validation(text: &str) -> bool {
     VALIDATION_MARKERS.iter().any(|m| lower.contains(m))
 }
 
+/// How the first line of an error written as an ordinary result starts (compared in lower case).
+const ERROR_RESULT_PREFIXES: &[&str] = &[
+    "error:",
+    "error -",
+    "error executing",
+    "error calling",
+    "error occurred",
+    "an error occurred",
+    "exception:",
+    "failed to ",
+    "fatal:",
+    "traceback (most recent call last)",
+];
+
+/// The most characters a result text may have to be read as an error: a long text that starts
+/// with "Error:" is more likely a log or a document the tool returned.
+const MAX_ERROR_RESULT: usize = 2_000;
+
+/// Whether a tool result's text reads as an error although `isError` is not set: its first line
+/// starts like an error (`Error: ...`, `Failed to ...`, a traceback), it reads as a runtime
+/// error ([`reads_as_exception`]), or it is a JSON object that says it failed
+/// (`{"status": "error"}`, `{"success": false, ...}`, `{"error": "..."}` alone or with a
+/// message). Clients and models read such a result as a success.
+///
+/// See: issue 30 item 8 (`mcp-taskmanager`: "360 of 360 valid calls succeeded", its errors
+/// being ordinary results).
+#[must_use]
+pub fn reads_as_error_result(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() || t.chars().count() > MAX_ERROR_RESULT {
+        return false;
+    }
+    if let Ok(serde_json::Value::Object(o)) = serde_json::from_str::<serde_json::Value>(t) {
+        return json_says_failed(&o);
+    }
+    let first = t.lines().next().unwrap_or("").to_lowercase();
+    ERROR_RESULT_PREFIXES.iter().any(|p| first.starts_with(p)) || reads_as_exception(t)
+}
+
+/// A JSON result that says it failed: a status of error, a false success flag, or an error
+/// member with little else beside it.
+fn json_says_failed(o: &serde_json::Map<String, serde_json::Value>) -> bool {
+    use serde_json::Value;
+    let status = ["status", "result", "state"].iter().filter_map(|k| o.get(*k)).any(|v| {
+        v.as_str().is_some_and(|s| {
+            matches!(s.to_lowercase().as_str(), "error" | "failed" | "failure" | "fail")
+        })
+    });
+    let flag =
+        ["success", "ok", "succeeded"].iter().any(|k| o.get(*k) == Some(&Value::Bool(false)));
+    let error = o.get("error").is_some_and(|e| match e {
+        Value::Null | Value::Bool(false) => false,
+        Value::String(s) => !s.trim().is_empty(),
+        _ => true,
+    });
+    let others = o
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "error" | "message" | "code" | "details"))
+        .count();
+    status || flag || (error && others == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +296,45 @@ mod tests {
         }
         assert!(looks_like_validation("value 200 out of range (0-100)"));
         assert!(looks_like_validation("list index out of range"), "it reads like both");
+    }
+
+    /// One row per way a real server wrote an error as an ordinary result, and texts that only
+    /// look close.
+    #[test]
+    fn errors_written_as_results_are_read_row_by_row() {
+        let errors = [
+            "Error: Request not found",
+            "error: no such task",
+            "ERROR - database locked",
+            "Error executing tool list_tasks: 'NoneType' object has no attribute 'get'",
+            "An error occurred: timeout",
+            "Failed to read file: ENOENT",
+            "Exception: bad state",
+            "fatal: not a git repository",
+            "Traceback (most recent call last):\n  File \"s.py\", line 3, in f\nKeyError: 'a'",
+            "list index out of range",
+            r#"{"status": "error", "message": "sheet not found"}"#,
+            r#"{"success": false, "error": "no such workbook"}"#,
+            r#"{"error": "not found"}"#,
+            r#"{"error": {"code": 5, "message": "x"}}"#,
+        ];
+        for text in errors {
+            assert!(reads_as_error_result(text), "{text}");
+        }
+        let results = [
+            "Hello, Error",
+            "Errors found: 0",
+            "The function returns an Error: see below",
+            r#"{"status": "ok", "error": null}"#,
+            r#"{"error": "", "items": []}"#,
+            r#"{"items": [], "error": "partial", "total": 3}"#,
+            r#"{"success": true}"#,
+            "",
+            &format!("Error: {}", "x".repeat(2_100)),
+        ];
+        for text in results {
+            assert!(!reads_as_error_result(text), "{text}");
+        }
     }
 
     #[test]

@@ -268,3 +268,93 @@ fn roots_are_declared_only_when_asked() {
     assert_eq!(with["outcome"]["kind"], "ok", "the declared root is allowed: {with:#}");
     assert!(with["result"].to_string().contains("listed.txt"), "the listing: {with:#}");
 }
+
+/// `@itseasy21/mcp-knowledge-graph` 1.0.7 (npm) with its write tools: one finding per tool and
+/// cause (a message template such as "Entity with name X not found" is one cause whatever X
+/// was), one `accepts-invalid` finding per tool and rule family with every case kept, and every
+/// failure true when its smallest arguments are replayed on a fresh process. Before, 119
+/// findings (55 failures, 58 `accepts-invalid`) for about 25 bugs.
+///
+/// See: issue 30 items 3 and 6.
+#[test]
+fn knowledge_graph_reports_each_bug_once() {
+    let entry = repo("fixtures/e2e/node_modules/@itseasy21/mcp-knowledge-graph/dist/index.js");
+    require(&entry);
+    let dir = crate::util::TempDir::new("knowledge-graph");
+    let memory = dir.join("memory.jsonl");
+    let server =
+        ["node", entry.to_str().expect("utf-8"), "--memory-path", memory.to_str().expect("utf-8")];
+    let mut args = vec!["--json", "--include-destructive", "--"];
+    args.extend(server);
+    let run = finish(command(args).spawn().expect("mcp-fuzz starts"));
+    let r: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    let findings = r["findings"].as_array().expect("findings");
+    assert!(findings.len() <= 45, "{} findings: {findings:#?}", findings.len());
+    // Per tool: each failure cause once, each accepts-invalid rule family once.
+    let mut seen: Vec<(String, String, String)> = Vec::new();
+    for f in findings.iter().filter(|f| f["check"].is_null()) {
+        let members = f["members"].as_array().cloned().unwrap_or_else(|| vec![f.clone()]);
+        let cause = f["cause"].as_str().or(f["message"].as_str()).unwrap_or("");
+        let mut keys: Vec<(String, String, String)> = members
+            .iter()
+            .map(|m| {
+                let tool_name = m["tool"].as_str().unwrap_or("server");
+                (tool_name.to_owned(), m["kind"].as_str().unwrap_or("").to_owned(), cause.into())
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        for key in keys {
+            assert!(!seen.contains(&key), "{key:?} reported twice: {findings:#?}");
+            seen.push(key);
+        }
+    }
+    let unchecked: Vec<&Value> =
+        findings.iter().filter(|f| f["kind"] == "accepts-invalid").collect();
+    assert!(!unchecked.is_empty(), "its nested items are not validated: {findings:#?}");
+    for f in &unchecked {
+        let cases = 1 + f["otherCases"].as_array().map_or(0, Vec::len) as u64;
+        assert_eq!(f["occurrences"].as_u64().unwrap_or(1), cases, "every case kept: {f:#}");
+        assert!(f["cause"].is_string(), "its rule family: {f:#}");
+    }
+    assert!(
+        unchecked.iter().any(|f| f["message"].as_str().is_some_and(
+            |m| m.contains("does not check required and type in the items of `/entities`")
+        )),
+        "{unchecked:#?}"
+    );
+    // Every failure replays: the same kind of outcome from its smallest arguments, on a fresh
+    // process with a small graph (the run's own calls filled the first one; some handlers only
+    // crash while iterating over entities or relations).
+    let fresh = dir.join("replay.jsonl");
+    let server = [server[0], server[1], server[2], fresh.to_str().expect("utf-8")];
+    let failures: Vec<&Value> = findings.iter().filter(|f| f["severity"] == "failure").collect();
+    assert!(failures.len() >= 10, "{failures:#?}");
+    for f in failures {
+        let tool_name = f["tool"].as_str().or(f["tools"][0].as_str()).expect("a tool");
+        let smallest = if f["minimalArguments"].is_object() {
+            &f["minimalArguments"]
+        } else {
+            &f["arguments"]
+        };
+        let json = smallest.to_string();
+        let mut call = vec!["call", "--tool", tool_name, "--args", &json, "--"];
+        call.extend(server);
+        std::fs::write(&fresh, SEED_GRAPH).expect("seed graph written");
+        let replay = finish(command(call).spawn().expect("mcp-fuzz call starts"));
+        let answer: Value = serde_json::from_str(&replay.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", replay.stdout));
+        assert_eq!(answer["outcome"]["kind"], f["outcome"]["kind"], "{f:#}\nreplay: {answer:#}");
+    }
+}
+
+/// Two entities and a relation, in `@itseasy21/mcp-knowledge-graph`'s JSON-lines format.
+const SEED_GRAPH: &str = concat!(
+    r#"{"type":"entity","name":"a","entityType":"t","observations":["o"]}"#,
+    "\n",
+    r#"{"type":"entity","name":"b","entityType":"t","observations":[]}"#,
+    "\n",
+    r#"{"type":"relation","from":"a","to":"b","relationType":"r"}"#,
+    "\n",
+);

@@ -5,6 +5,7 @@
 
 mod reply;
 mod settle;
+mod unchecked;
 mod verdict;
 pub mod words;
 

@@ -9,7 +9,7 @@ use crate::transport::{Reply, excerpt};
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::wording::{
     looks_like_exception, looks_like_retry, looks_like_upstream, looks_like_validation,
-    reads_as_exception,
+    reads_as_error_result, reads_as_exception,
 };
 use serde_json::Value;
 
@@ -103,6 +103,15 @@ pub fn response(response: &Value) -> Outcome {
     Outcome::ProtocolViolation { detail: "a response with neither `result` nor `error`".into() }
 }
 
+/// The text blocks of a result's content, one per line.
+fn texts(items: &[Value]) -> String {
+    items
+        .iter()
+        .filter_map(|i| i.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome {
     let Some(obj) = v.as_object() else {
         return Outcome::ProtocolViolation {
@@ -137,11 +146,7 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
         };
     }
     if is_error {
-        let text: String = items
-            .iter()
-            .filter_map(|i| i.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let text = texts(items);
         // A message that only a runtime error writes (a stack frame, `list index out of range`)
         // is an exception even when it also reads like validation.
         if reads_as_exception(&text)
@@ -150,6 +155,10 @@ fn classify_result(v: &Value, output: Option<&jsonschema::Validator>) -> Outcome
             return Outcome::HandlerException { text: clip(&text) };
         }
         return Outcome::ToolError { upstream: looks_like_upstream(&text), text: clip(&text) };
+    }
+    let text = texts(items);
+    if reads_as_error_result(&text) {
+        return Outcome::UnflaggedError { text: clip(&text) };
     }
     if let Some(validator) = output {
         match obj.get("structuredContent") {
@@ -312,6 +321,26 @@ mod tests {
         };
         assert_eq!(text("list index out of range").kind(), OutcomeKind::HandlerException);
         assert_eq!(text("value 200 out of range").kind(), OutcomeKind::ToolError);
+    }
+
+    #[test]
+    fn an_error_written_as_an_ordinary_result_is_told_apart() {
+        // See: issue 30 item 8 (`mcp-taskmanager`: "360 of 360 valid calls succeeded").
+        let result = |t: &str, is_error: bool| {
+            classify(
+                Reply::Result(
+                    json!({"content": [{"type": "text", "text": t}], "isError": is_error}),
+                ),
+                None,
+                Vec::new,
+            )
+        };
+        let unflagged = result("Error: task 7 not found", false);
+        assert_eq!(unflagged.kind(), OutcomeKind::UnflaggedError);
+        assert!(unflagged.is_graceful() && !unflagged.is_failure(), "a refusal, said wrong");
+        assert_eq!(result(r#"{"status": "error"}"#, false).kind(), OutcomeKind::UnflaggedError);
+        assert_eq!(result("Error: task 7 not found", true).kind(), OutcomeKind::ToolError);
+        assert_eq!(result("Task 7: water the plants", false).kind(), OutcomeKind::Ok);
     }
 
     #[test]

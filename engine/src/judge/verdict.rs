@@ -3,6 +3,7 @@
 //! the tool's score. A finding made from a case says how it was seen ([`Said`]); its words come
 //! from [`super::words`].
 
+use super::unchecked;
 use super::words::{self, clip, describe};
 use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::judge::Outcome;
@@ -11,6 +12,7 @@ use crate::transport::listing::Tool;
 use mcp_fuzz_model::case::{Case, Mode};
 use mcp_fuzz_model::facts::Said;
 use mcp_fuzz_model::outcome::OutcomeKind;
+use mcp_fuzz_model::template::{self, same_cause};
 
 /// A finding with the index of the case it was made from (`None`: about the tool as a whole).
 pub(crate) type Found = (Finding, Option<usize>);
@@ -39,10 +41,15 @@ pub(crate) fn judge(
             );
         if by_cause {
             push_by_cause(&mut tool_findings, f, *i);
+        } else if f.kind == FindingKind::AcceptsInvalid {
+            unchecked::push(&mut tool_findings, f, *i);
+        } else if f.kind == FindingKind::UnflaggedError {
+            push_per_kind(&mut tool_findings, f, *i);
         } else {
             push_once(&mut tool_findings, (f, Some(*i)));
         }
     }
+    unchecked::reword(&mut tool_findings);
     tr.score = Score::new(tr.graceful, tr.scored).percent;
     tr.hinted = hinted(cases, results);
     let note = no_valid_call_succeeded(tool, tr, &tool_findings);
@@ -64,7 +71,10 @@ fn unavailable(
     let error_answer = |o: &Outcome| {
         matches!(
             o,
-            Outcome::ToolError { .. } | Outcome::InternalError { .. } | Outcome::RpcError { .. }
+            Outcome::ToolError { .. }
+                | Outcome::UnflaggedError { .. }
+                | Outcome::InternalError { .. }
+                | Outcome::RpcError { .. }
         )
     };
     let upstream = valid_results.iter().all(|o| o.names_upstream());
@@ -145,7 +155,7 @@ fn case_verdict(
         if outcome.is_graceful() {
             tr.graceful += 1;
             tr.scored += 1;
-            return None;
+            return unflagged(tool, case, outcome);
         }
         if matches!(outcome, Outcome::Ok) {
             let (kind, severity, message) = leniency(tool, case).unwrap_or_else(|| {
@@ -170,11 +180,25 @@ fn case_verdict(
     if matches!(outcome, Outcome::Ok) {
         return None;
     }
+    if let Some(f) = unflagged(tool, case, outcome) {
+        return Some(f);
+    }
     let message = format!(
         "valid call failed ({}) - may be a synthetic-input false positive",
         describe(outcome, None)
     );
     Some(finding(tool, case, outcome, FindingKind::ValidCallFailed, Severity::Info, &message))
+}
+
+/// An error answered as an ordinary result: a warning, on valid and invalid input alike (an
+/// invalid case still counts as handled: the tool refused it).
+fn unflagged(tool: &Tool, case: &Case, outcome: &Outcome) -> Option<Finding> {
+    let Outcome::UnflaggedError { text } = outcome else { return None };
+    let message = format!(
+        "answered an error as an ordinary result, without isError: true ({}): clients read it as a success",
+        clip(text)
+    );
+    Some(finding(tool, case, outcome, FindingKind::UnflaggedError, Severity::Warning, &message))
 }
 
 /// The valid cases made with value hints, and how many of them succeeded.
@@ -288,11 +312,21 @@ fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
         Some(args) => o.without_echoes(args).cause(),
         None => o.cause(),
     });
+    let one = |g: &Option<String>| match (g, &cause) {
+        (Some(g), Some(c)) => same_cause(g, c),
+        (g, c) => g == c,
+    };
     let same = list
         .iter_mut()
-        .find(|(g, _)| g.severity == f.severity && g.kind == f.kind && g.cause == cause);
+        .find(|(g, _)| g.severity == f.severity && g.kind == f.kind && one(&g.cause));
     match same {
         Some((g, _)) => {
+            // The template is the cause of them all.
+            if let (Some(t), Some(c)) = (&cause, &g.cause)
+                && template::fits(t, c)
+            {
+                g.cause = cause;
+            }
             g.occurrences += 1;
             if let Some(label) = f.case.take().filter(|_| g.other_cases.len() < MAX_OTHER_CASES) {
                 g.other_cases.push(label);
@@ -302,6 +336,20 @@ fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
             f.cause = cause;
             list.push((f, Some(index)));
         }
+    }
+}
+
+/// Keeps one finding per kind: the first, simplest case, counting the others and naming the
+/// first few.
+fn push_per_kind(list: &mut Vec<Found>, mut f: Finding, index: usize) {
+    match list.iter_mut().find(|(g, _)| g.kind == f.kind) {
+        Some((g, _)) => {
+            g.occurrences += 1;
+            if let Some(label) = f.case.take().filter(|_| g.other_cases.len() < MAX_OTHER_CASES) {
+                g.other_cases.push(label);
+            }
+        }
+        None => list.push((f, Some(index))),
     }
 }
 

@@ -49,6 +49,9 @@ pub fn describe(o: &Outcome, settled: Option<Settled>) -> String {
         }
         Outcome::OutputSchemaViolation { detail } => format!("output-schema violation: {detail}"),
         Outcome::ToolError { text, .. } => format!("tool error: {}", first_line(text)),
+        Outcome::UnflaggedError { text } => {
+            format!("an error as an ordinary result: {}", first_line(text))
+        }
         Outcome::InvalidParams { message } => format!("invalid params: {}", first_line(message)),
         Outcome::Ok => "ok".into(),
     }

@@ -11,7 +11,7 @@ mod sarif;
 
 use crate::Format;
 use mcp_fuzz_model::case::{CaseLabel, Mode};
-use mcp_fuzz_model::report::Report;
+use mcp_fuzz_model::report::{MAX_OTHER_CASES, Report};
 
 pub use human::outcome_line;
 pub use markdown::MAX_BUG_REPORTS;
@@ -59,19 +59,24 @@ fn other_cases_text(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
         return None;
     }
     if !f.members.is_empty() {
-        // One cause on several tools: how many cases on each.
-        let per_tool: Vec<String> = f
-            .members
-            .iter()
-            .map(|m| format!("`{}` {}", m.tool.as_deref().unwrap_or("server"), m.occurrences))
-            .collect();
+        // One cause on several tools: how many cases on each (a tool may have several members,
+        // from several phases).
+        let mut counts: Vec<(&str, u64)> = Vec::new();
+        for m in &f.members {
+            let tool = m.tool.as_deref().unwrap_or("server");
+            match counts.iter_mut().find(|(t, _)| *t == tool) {
+                Some((_, n)) => *n += m.occurrences,
+                None => counts.push((tool, m.occurrences)),
+            }
+        }
+        let per_tool: Vec<String> = counts.iter().map(|(t, n)| format!("`{t}` {n}")).collect();
         return Some(format!("{} cases in all: {}", f.occurrences, per_tool.join(", ")));
     }
     if f.other_cases.is_empty() && f.surface.is_some() {
         return Some(format!("{more} more request(s) of this item failed the same way"));
     }
     let mut labels: Vec<(String, usize)> = Vec::new();
-    for text in f.other_cases.iter().map(case_text) {
+    for text in f.other_cases.iter().take(MAX_OTHER_CASES).map(case_text) {
         match labels.iter_mut().find(|(t, _)| *t == text) {
             Some((_, n)) => *n += 1,
             None => labels.push((text, 1)),
@@ -79,7 +84,7 @@ fn other_cases_text(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
     }
     let mut parts: Vec<String> =
         labels.into_iter().map(|(t, n)| if n > 1 { format!("{t} x{n}") } else { t }).collect();
-    if (f.other_cases.len() as u64) < more {
+    if (f.other_cases.len().min(MAX_OTHER_CASES) as u64) < more {
         parts.push("...".to_owned());
     }
     Some(format!("{more} more case(s): {}", parts.join("; ")))
@@ -285,5 +290,57 @@ mod cut_tests {
             shown.ends_with("(802 bytes in all; the JSON report and case files keep it whole)")
         );
         assert_eq!(shown.chars().filter(|c| *c == 'é').count(), 299);
+    }
+}
+
+#[cfg(test)]
+mod other_cases_tests {
+    use super::*;
+    use mcp_fuzz_model::finding::{FindingKind, Severity};
+    use mcp_fuzz_model::report::Finding;
+
+    fn member(tool: &str, occurrences: u64) -> Finding {
+        Finding {
+            occurrences,
+            ..Finding::general(
+                Some(tool.into()),
+                FindingKind::InternalError,
+                Severity::Failure,
+                "m".into(),
+            )
+        }
+    }
+
+    #[test]
+    fn a_cause_on_several_tools_counts_each_tool_once() {
+        let f = Finding {
+            occurrences: 60,
+            tools: vec!["a".into(), "b".into()],
+            members: vec![member("a", 45), member("b", 12), member("b", 1), member("a", 2)],
+            ..Finding::general(None, FindingKind::InternalError, Severity::Failure, "m".into())
+        };
+        assert_eq!(other_cases_text(&f).as_deref(), Some("60 cases in all: `a` 47, `b` 13"));
+    }
+
+    #[test]
+    fn long_lists_of_cases_name_the_first_ten() {
+        let label = |p: &str| CaseLabel {
+            mutation: Some("wrong-type".into()),
+            pointer: Some(p.into()),
+            ..CaseLabel::of(Mode::Invalid)
+        };
+        let f = Finding {
+            occurrences: 15,
+            other_cases: (1..15).map(|i| label(&format!("/p{i}"))).collect(),
+            ..Finding::general(
+                Some("t".into()),
+                FindingKind::AcceptsInvalid,
+                Severity::Warning,
+                "m".into(),
+            )
+        };
+        let text = other_cases_text(&f).unwrap_or_default();
+        assert!(text.starts_with("14 more case(s): wrong-type at `/p1`;"), "{text}");
+        assert!(text.contains("`/p10`; ...") && !text.contains("/p11"), "{text}");
     }
 }

@@ -32,6 +32,7 @@ pub fn render(r: &Report) -> Value {
             default_level: match kind {
                 Some(
                     FindingKind::AcceptsInvalid
+                    | FindingKind::UnflaggedError
                     | FindingKind::Slow
                     | FindingKind::Flaky
                     | FindingKind::GaveUp,
