@@ -139,6 +139,7 @@ impl CaseFile {
             serde_json::from_str(&redact(&v.to_string(), &secrets)).unwrap_or(Value::Null)
         };
         let evidence = f.evidence.as_deref().cloned().unwrap_or_default();
+        let signature = Signature::of_call(&outcome, &arguments);
         Some(Self {
             case_version: CASE_VERSION,
             tool_version: report.tool_version.clone(),
@@ -150,7 +151,7 @@ impl CaseFile {
             draw: evidence.draw,
             minimal_arguments: f.minimal_arguments.clone().unwrap_or_else(|| arguments.clone()),
             arguments,
-            signature: Signature::of(&outcome),
+            signature,
             outcome,
             minimal_outcome: evidence.minimal_outcome,
             flaky: f.flaky,

@@ -132,6 +132,10 @@ pub enum Fact {
     Poisoned(String),
     /// The config file expects the tool to be slow (`expected-slow = true`).
     ExpectedSlow,
+    /// A fresh process failed another way than the process it was first seen on, which had
+    /// served earlier calls: the fresh failure became the finding, and this is what the other
+    /// process answered (the first line).
+    LongLived(String),
 }
 
 /// Everything learned about one finding, with how the judge first saw it.
@@ -191,6 +195,16 @@ impl Facts {
     pub fn poisoned(&self) -> Option<&str> {
         self.learned.iter().find_map(|f| match f {
             Fact::Poisoned(first) => Some(first.as_str()),
+            _ => None,
+        })
+    }
+
+    /// What the process that had served earlier calls answered, when a fresh one failed
+    /// another way and its failure became the finding.
+    #[must_use]
+    pub fn long_lived(&self) -> Option<&str> {
+        self.learned.iter().find_map(|f| match f {
+            Fact::LongLived(first) => Some(first.as_str()),
             _ => None,
         })
     }

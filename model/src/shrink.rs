@@ -83,6 +83,40 @@ impl Signature {
         s
     }
 
+    /// The signature of a call's outcome: [`Signature::of`], and for an error answer (a
+    /// JSON-RPC error, a tool error) the message as its cause, with the values the call's
+    /// `arguments` echo elided, so that an answer with another message is another failure.
+    ///
+    /// See: issue 30 item 7 (`@jpisnice/shadcn-ui-mcp-server` 2.0.0: a circuit breaker's
+    /// "Service temporarily unavailable" stood in for the TypeError a fresh process showed,
+    /// because only the kind and the code were compared).
+    #[must_use]
+    pub fn of_call(o: &Outcome, arguments: &serde_json::Map<String, serde_json::Value>) -> Self {
+        let mut s = Self::of(o);
+        let message = matches!(
+            o,
+            Outcome::InternalError { .. }
+                | Outcome::RpcError { .. }
+                | Outcome::InvalidParams { .. }
+                | Outcome::ToolError { .. }
+                | Outcome::UnflaggedError { .. }
+        );
+        if s.cause.is_none() && message {
+            s.cause = Some(o.without_echoes(arguments).cause());
+        }
+        s
+    }
+
+    /// Whether the outcome of a call with `arguments` fails the same way ([`Signature::of_call`]).
+    #[must_use]
+    pub fn matches_call(
+        &self,
+        o: &Outcome,
+        arguments: &serde_json::Map<String, serde_json::Value>,
+    ) -> bool {
+        self.same(&Self::of_call(o, arguments))
+    }
+
     /// Whether `o` fails the same way. A panic location counts only when both sides name one:
     /// a panic line may be cut from a short stderr tail; so does a cause (a case file written
     /// before causes were kept has none).
@@ -91,13 +125,22 @@ impl Signature {
     /// input of the first, which failed with the same kind, not the same cause).
     #[must_use]
     pub fn matches(&self, o: &Outcome) -> bool {
-        let other = Self::of(o);
+        self.same(&Self::of(o))
+    }
+
+    /// Whether two signatures are one failure: a cause counts only when both have one, and one
+    /// message template is one cause ([`crate::template::same_cause`]).
+    fn same(&self, other: &Self) -> bool {
+        let cause = match (&self.cause, &other.cause) {
+            (Some(a), Some(b)) => crate::template::same_cause(a, b),
+            _ => true,
+        };
         self.kind == other.kind
             && self.code == other.code
             && self.exit_code == other.exit_code
             && self.signal == other.signal
             && (self.panic.is_none() || other.panic.is_none() || self.panic == other.panic)
-            && (self.cause.is_none() || other.cause.is_none() || self.cause == other.cause)
+            && cause
     }
 }
 

@@ -26,6 +26,11 @@ pub fn fits(template: &str, cause: &str) -> bool {
     if !template.contains('…') || template == cause || own_words(template) < MIN_WORDS {
         return false;
     }
+    // A value echoed last, empty: the text ends where the gap began (`not found: …` and
+    // `not found:`, its trailing blank trimmed).
+    if template.strip_suffix(" …").is_some_and(|t| t.trim_end() == cause.trim_end()) {
+        return true;
+    }
     let parts: Vec<&str> = template.split('…').collect();
     match cause.strip_prefix(parts[0]) {
         Some(rest) => fits_rest(&parts[1..], rest),
@@ -71,6 +76,15 @@ mod tests {
         ] {
             assert!(same_cause(TEMPLATE, cause), "{cause}");
             assert!(same_cause(cause, TEMPLATE), "{cause}");
+        }
+        // An empty value echoed last: its blank was trimmed with it.
+        let last =
+            "internal-error: Failed to get metadata for component: Component metadata not found: …";
+        for cause in [
+            "internal-error: Failed to get metadata for component: Component metadata not found:",
+            "internal-error: Failed to get metadata for component: Component metadata not found: x",
+        ] {
+            assert!(same_cause(last, cause), "{cause}");
         }
     }
 

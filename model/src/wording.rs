@@ -82,6 +82,11 @@ const UPSTREAM_MARKERS: &[&str] = &[
     "ETIMEDOUT",
     "getaddrinfo",
     "fetch failed",
+    "from network",
+    "from the network",
+    "Could not fetch",
+    "could not fetch",
+    "Failed to fetch",
     "connection refused",
     "Connection refused",
     "Name or service not known",
@@ -342,6 +347,10 @@ mod tests {
         assert!(looks_like_upstream("getaddrinfo ENOTFOUND api.example.com"));
         assert!(looks_like_upstream("connect ECONNREFUSED 127.0.0.1:9"));
         assert!(!looks_like_upstream("count must be positive"));
+        // @jpisnice/shadcn-ui-mcp-server 2.0.0 offline (issue 30).
+        assert!(looks_like_upstream(
+            "Error listing themes: Could not fetch or parse tweakcn presets from network or local file"
+        ));
         assert!(looks_like_retry("connection error; retrying in 1s"));
     }
 }

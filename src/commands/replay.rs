@@ -34,7 +34,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     let outcome = &replayed.outcome;
     let fails = replayed.failure.is_some();
     // A sequence fails the same way when its state check fails again too.
-    let same = case.signature.matches(outcome)
+    let same = case.signature.matches_call(outcome, &case.minimal_arguments)
         && (case.sequence.is_empty() || replayed.failure.as_ref() == Some(&case.kind));
     let verdict = match (same && fails, fails) {
         (true, _) => "still-fails",

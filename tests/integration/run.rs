@@ -446,6 +446,35 @@ fn an_error_that_echoes_its_input_is_one_finding_whatever_the_input() {
 }
 
 #[test]
+fn a_bug_behind_an_open_circuit_breaker_is_found_on_a_fresh_process() {
+    // See: issue 30 item 7 (`@jpisnice/shadcn-ui-mcp-server` 2.0.0: its TypeErrors were folded
+    // into one "Service temporarily unavailable" finding, because a re-run that answered the
+    // breaker's message counted as reproducing). The breaker opens on three unknown names,
+    // before any invalid input: the TypeError shows only on a fresh process, and is the finding.
+    let (code, r, _) = run_json("fx-breaker-open", &["--cases", "3"]);
+    assert_eq!(code, FINDINGS);
+    let internal = findings_of_kind(&r, "internal-error");
+    assert_eq!(internal.len(), 2, "{internal:#?}");
+    let by = |text: &str| {
+        internal
+            .iter()
+            .find(|f| f["outcome"]["message"].as_str().is_some_and(|m| m.contains(text)))
+            .unwrap_or_else(|| panic!("no finding for {text}: {internal:#?}"))
+    };
+    let type_error = by("Cannot read properties of undefined");
+    assert_eq!(type_error["minimalArguments"], serde_json::json!({}), "{type_error:#}");
+    let message = type_error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("found on a fresh process"), "{message}");
+    assert!(message.contains("`Service temporarily unavailable due to previous failures`"));
+    let unknown = by("not found in registry");
+    assert_eq!(unknown["case"]["mode"], "boundary", "{unknown:#}");
+    assert!(
+        internal.iter().all(|f| !f["cause"].as_str().unwrap_or("").contains("temporarily")),
+        "the breaker is a note, not a finding: {internal:#?}"
+    );
+}
+
+#[test]
 fn hangs_time_out_and_the_run_goes_on() {
     let marker = std::env::temp_dir().join(format!("mcp-fuzz-cancel-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);

@@ -15,5 +15,8 @@ pub use mcp_fuzz_model::wording::{
 };
 pub use reply::{Caller, classify, outcome, response};
 pub use settle::settled;
-pub(crate) use verdict::{Found, judge, schema_finding};
+pub(crate) use verdict::{judge, merge_same_cause, schema_finding};
+
+/// A finding with the index of the case it was made from (`None`: about the tool as a whole).
+pub(crate) type Found = (crate::report::Finding, Option<usize>);
 pub use words::{describe, learn};

@@ -5,7 +5,7 @@
 //! See: issue 30 item 3 (`@itseasy21/mcp-knowledge-graph` 1.0.7: 58 `accepts-invalid` warnings,
 //! one per pointer and mutation, for one missing validation of nested items per tool).
 
-use super::verdict::Found;
+use super::Found;
 use crate::finding::FindingKind;
 use crate::report::Finding;
 use mcp_fuzz_generators::{Mutation, RuleFamily, pointer};

@@ -3,8 +3,8 @@
 //! the tool's score. A finding made from a case says how it was seen ([`Said`]); its words come
 //! from [`super::words`].
 
-use super::unchecked;
 use super::words::{self, clip, describe};
+use super::{Found, unchecked};
 use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::judge::Outcome;
 use crate::report::{Finding, Hinted, MAX_OTHER_CASES, Score, ToolReport};
@@ -13,9 +13,6 @@ use mcp_fuzz_model::case::{Case, Mode};
 use mcp_fuzz_model::facts::Said;
 use mcp_fuzz_model::outcome::OutcomeKind;
 use mcp_fuzz_model::template::{self, same_cause};
-
-/// A finding with the index of the case it was made from (`None`: about the tool as a whole).
-pub(crate) type Found = (Finding, Option<usize>);
 
 /// Judges one tool's results (in case order): unavailable, or one finding per identity, each
 /// with the index of its case; fills the tool's score.
@@ -316,9 +313,17 @@ fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
         (Some(g), Some(c)) => same_cause(g, c),
         (g, c) => g == c,
     };
-    let same = list
-        .iter_mut()
-        .find(|(g, _)| g.severity == f.severity && g.kind == f.kind && one(&g.cause));
+    // An error message on valid input and the same one on invalid input are kept apart until
+    // shrinking has re-run them: a circuit breaker answers both alike, and a fresh process may
+    // show two bugs behind it (merged again after when they are one, [`merge_same_cause`]).
+    let valid = |g: &Finding| g.case.as_ref().is_some_and(|c| c.mode.is_valid());
+    let split = matches!(f.outcome, Some(Outcome::InternalError { .. } | Outcome::RpcError { .. }));
+    let same = list.iter_mut().find(|(g, _)| {
+        g.severity == f.severity
+            && g.kind == f.kind
+            && one(&g.cause)
+            && (!split || valid(g) == valid(&f))
+    });
     match same {
         Some((g, _)) => {
             // The template is the cause of them all.
@@ -336,6 +341,39 @@ fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
             f.cause = cause;
             list.push((f, Some(index)));
         }
+    }
+}
+
+/// Merges the findings of one tool made from cases that have one kind, severity and cause once
+/// shrinking and re-runs have settled them (a failure whose fresh re-run showed another bug
+/// took that bug's cause; two failures of one message, on valid and on invalid input, may both
+/// turn out flaky): the first keeps its case, and counts and names the others'.
+pub(crate) fn merge_same_cause(list: &mut Vec<Found>) {
+    let mut i = 0;
+    while i < list.len() {
+        let mut j = i + 1;
+        while j < list.len() {
+            let (a, b) = (&list[i].0, &list[j].0);
+            let one = a.severity == b.severity
+                && a.kind == b.kind
+                && a.case.is_some()
+                && b.case.is_some()
+                && matches!((&a.cause, &b.cause), (Some(x), Some(y)) if same_cause(x, y));
+            if one {
+                let (mut b, _) = list.remove(j);
+                let a = &mut list[i].0;
+                a.occurrences += b.occurrences;
+                let labels = b.case.take().into_iter().chain(b.other_cases);
+                for label in labels {
+                    if a.other_cases.len() < MAX_OTHER_CASES {
+                        a.other_cases.push(label);
+                    }
+                }
+            } else {
+                j += 1;
+            }
+        }
+        i += 1;
     }
 }
 

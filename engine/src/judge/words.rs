@@ -202,6 +202,11 @@ pub fn derive(f: &mut Finding) {
              shows again on a fresh process)"
         ));
     }
+    if let Some(first) = facts.long_lived() {
+        message.push_str(&format!(
+            " (found on a fresh process; the process that had served earlier calls answered `{first}` instead: a circuit breaker or a state earlier calls left)"
+        ));
+    }
     if facts.expected_slow() && kind == FindingKind::Slow {
         severity = Severity::Info;
         message.push_str(" (expected: expected-slow in mcp-fuzz.toml)");

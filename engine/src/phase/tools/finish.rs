@@ -8,7 +8,7 @@ use super::start::{Started, ToolRun};
 use super::timeouts::{self, LATE_GRACE, all_answered, hang_first, hung_by};
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
-use crate::judge::{Found, Outcome, judge, learn};
+use crate::judge::{Found, Outcome, judge, learn, merge_same_cause};
 use crate::phase::tools::shrink::{Shrunk, Subject, shrink};
 use crate::phase::tools::worker::finish_waiting;
 use crate::report::{Evidence, Finding, ToolReport};
@@ -65,6 +65,7 @@ impl Started<'_> {
         if let Some(after) = poisoned_after {
             note_poisoned_state(&mut found, after);
         }
+        merge_same_cause(&mut found);
         timeouts::give_up(&kept.late).await;
         let mut findings: Vec<Finding> = found.into_iter().map(|(f, _)| f).collect();
         tr.waited = late_cases > 0 || self.out_of_time.0;
@@ -175,6 +176,18 @@ impl Started<'_> {
                 .collect();
             let reruns = Reruns { reproduced: shrunk.stats.reproduced, of: shrunk.stats.reruns };
             learn(f, Fact::NeedsHistory(reruns));
+        }
+        if shrunk.fresh_instead {
+            // A fresh process failed another way, never the first way: that failure is the
+            // bug, and what the long-lived process answered is a note.
+            if let Some(fresh) = shrunk.outcome.clone() {
+                let first = f.outcome.as_ref().and_then(Outcome::message).unwrap_or("");
+                let first = first.lines().next().unwrap_or("").to_owned();
+                f.cause = Some(fresh.without_echoes(&shrunk.minimal).cause());
+                f.outcome = Some(fresh);
+                f.arguments = Some(shrunk.minimal.clone());
+                learn(f, Fact::LongLived(first));
+            }
         }
         f.minimal_arguments = Some(shrunk.minimal);
         f.flaky = shrunk.flaky;

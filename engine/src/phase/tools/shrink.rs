@@ -282,6 +282,9 @@ pub(crate) struct Shrunk {
     pub poisons: bool,
     /// For a hang: its time follows one number of the input, so it is slow by input, not hung.
     pub scaling: Option<Scaling>,
+    /// A fresh process failed another way and never the same way: its failure is the bug, and
+    /// the one first seen is a state the earlier calls left (a circuit breaker).
+    pub fresh_instead: bool,
 }
 
 /// How many numbers of a hanging case are probed for [`Scaling`].
@@ -357,7 +360,7 @@ impl Search<'_, '_> {
         let r = if let Some(screen) = self.screen {
             match self.timed(arguments, screen).await {
                 Ok(None) => true,
-                Ok(Some((c, _))) => self.signature.matches(&c.outcome),
+                Ok(Some((c, _))) => self.signature.matches_call(&c.outcome, arguments),
                 Err(()) => {
                     self.stats.exhausted = Some("restart".into());
                     false
@@ -365,7 +368,7 @@ impl Search<'_, '_> {
             }
         } else {
             match self.call(arguments, Keep::default(), self.fresh).await {
-                Some(c) => self.signature.matches(&c.outcome),
+                Some(c) => self.signature.matches_call(&c.outcome, arguments),
                 None => {
                     self.stats.exhausted = Some("restart".into());
                     false
@@ -549,7 +552,7 @@ pub(crate) async fn shrink(
     let mut search = Search {
         slot,
         subject,
-        signature: Signature::of(subject.outcome),
+        signature: Signature::of_call(subject.outcome, &subject.case.arguments),
         tried: HashMap::new(),
         stats: ShrinkStats {
             steps: 0,
@@ -598,6 +601,8 @@ struct Reran {
     stderr: Vec<String>,
     outcome: Option<Outcome>,
     fresh_clean: bool,
+    /// The evidence of a fresh re-run that failed another way.
+    fresh_other: Option<(Option<Exchange>, Vec<String>, Outcome)>,
 }
 
 impl Search<'_, '_> {
@@ -606,11 +611,11 @@ impl Search<'_, '_> {
     async fn fails_again(&mut self) -> bool {
         let arguments = &self.subject.case.arguments;
         let here = self.call(arguments, Keep::default(), false).await;
-        if here.is_some_and(|c| self.signature.matches(&c.outcome)) {
+        if here.is_some_and(|c| self.signature.matches_call(&c.outcome, arguments)) {
             return true;
         }
         let fresh = self.call(arguments, Keep::default(), true).await;
-        self.fresh = fresh.is_some_and(|c| self.signature.matches(&c.outcome));
+        self.fresh = fresh.is_some_and(|c| self.signature.matches_call(&c.outcome, arguments));
         self.fresh
     }
 
@@ -683,7 +688,7 @@ impl Search<'_, '_> {
             // original.
             for arguments in [minimal.clone(), case.arguments.clone()] {
                 for c in concurrent_reruns(&mut self, &arguments, keep, reruns).await {
-                    self.judge_rerun(&mut kept, c, false);
+                    self.judge_rerun(&mut kept, c, &arguments, false);
                 }
                 minimal = arguments;
                 if self.stats.reproduced > 0 || minimal == case.arguments {
@@ -698,13 +703,29 @@ impl Search<'_, '_> {
             for k in 0..reruns + u32::from(fresh_last) {
                 let fresh = self.fresh || (fresh_last && k == reruns);
                 let Some(c) = self.call(&minimal, keep, fresh).await else { break };
-                self.judge_rerun(&mut kept, c, fresh);
+                self.judge_rerun(&mut kept, c, &minimal, fresh);
             }
         }
         let stats = self.stats;
-        let flaky = (stats.reruns > 0).then_some(stats.reproduced < stats.reruns);
+        let mut flaky = (stats.reruns > 0).then_some(stats.reproduced < stats.reruns);
         let needs_history =
             stats.fresh_reruns > 0 && stats.fresh_reproduced == 0 && kept.fresh_clean;
+        // Only an error answer can be a state's answer (a breaker's message); a hang or a
+        // breach of the wire stays what it was.
+        let answer = matches!(
+            self.subject.outcome,
+            Outcome::InternalError { .. } | Outcome::RpcError { .. } | Outcome::ToolError { .. }
+        );
+        let other_answers = kept
+            .fresh_other
+            .as_ref()
+            .is_some_and(|(_, _, o)| !matches!(o, Outcome::Timeout | Outcome::Slow { .. }));
+        let fresh_instead = stats.fresh_reproduced == 0 && answer && other_answers;
+        if let Some((exchange, stderr, outcome)) = kept.fresh_other.filter(|_| fresh_instead) {
+            // The fresh failure is the finding; how often it repeats was not measured.
+            (kept.exchange, kept.stderr, kept.outcome) = (exchange, stderr, Some(outcome));
+            flaky = None;
+        }
         Shrunk {
             minimal,
             stats,
@@ -715,21 +736,31 @@ impl Search<'_, '_> {
             needs_history,
             poisons: self.fresh,
             scaling: self.scaling,
+            fresh_instead,
         }
     }
 
     /// Counts one re-run and keeps its evidence when it failed the same way (or none is kept
     /// yet).
-    fn judge_rerun(&mut self, kept: &mut Reran, c: Called, fresh: bool) {
+    fn judge_rerun(
+        &mut self,
+        kept: &mut Reran,
+        c: Called,
+        arguments: &Map<String, Value>,
+        fresh: bool,
+    ) {
         self.stats.reruns += 1;
         self.stats.fresh_reruns += u32::from(fresh);
-        let same = self.signature.matches(&c.outcome);
+        let same = self.signature.matches_call(&c.outcome, arguments);
         if same {
             self.stats.reproduced += 1;
             self.stats.fresh_reproduced += u32::from(fresh);
-        } else if fresh && c.outcome.is_failure() {
-            // A fresh process that fails another way says nothing about earlier calls.
+        } else if fresh && c.outcome.fails(self.subject.case.label.mode.is_valid()) {
+            // A fresh process that fails another way says nothing about earlier calls: its
+            // failure is kept, and wins if no fresh process fails the first way.
             kept.fresh_clean = false;
+            kept.fresh_other = Some((c.exchange, c.stderr, c.outcome));
+            return;
         }
         if same || kept.outcome.is_none() {
             (kept.exchange, kept.stderr, kept.outcome) = (c.exchange, c.stderr, Some(c.outcome));
