@@ -52,7 +52,9 @@ fn push_unique(out: &mut Vec<Value>, v: Value) {
 }
 
 /// Hostile but ordinary strings: emoji, right-to-left text, combining marks, NUL, quotes,
-/// zero-width characters.
+/// zero-width characters, and the line breaks that are not `\n` (a CR LF pair, U+2028 and
+/// U+0085, which Python's `str.splitlines` and JavaScript's line terminators split on, and a
+/// line-based store or log does not expect inside one value).
 ///
 /// Lone surrogates (U+D800..U+DFFF alone), the other classic, cannot be held in a Rust `String`
 /// nor so in a `serde_json::Value`: they are left out.
@@ -65,6 +67,9 @@ const HOSTILE: &[&str] = &[
     " ",
     "\u{FEFF}",
     "a\u{200B}\u{200D}b",
+    "a\r\nb",
+    "a\u{2028}b",
+    "a\u{85}b",
 ];
 
 /// The characters of the length-limit strings, cycled: an astral character (one code point, two
@@ -216,7 +221,10 @@ fn numbers(shape: &crate::shape::Shape, out: &mut Vec<Value>) {
             shape.lo.is_none_or(|b| if b.exclusive { v > b.value } else { v >= b.value })
                 && shape.hi.is_none_or(|b| if b.exclusive { v < b.value } else { v <= b.value })
         };
-        let mut fs = vec![0.5, -0.5, 1.5];
+        // Beside the halves, the edges hypothesis' `floats()` tries: the smallest subnormal,
+        // the largest finite doubles, and numbers a printer writes in exponent form (Python
+        // writes 1e-07 and 1e+16), each kept only inside the range.
+        let mut fs = vec![0.5, -0.5, 1.5, 5e-324, f64::MAX, f64::MIN, 1e-7, 1e16];
         // Each bound, the next representable number on either side (only the inner one is
         // kept), and one unit inside.
         for bound in [shape.lo, shape.hi].into_iter().flatten() {

@@ -613,18 +613,61 @@ fn format_corpora_are_boundary_values() {
 }
 
 /// Issue 12: the sharper cases stay few per location (the engine spends them from a per-tool
-/// budget).
+/// budget). Issue 30 item 6 added two edges inside `[0, 1]` (the smallest subnormal and 1e-7)
+/// and three line breaks to plain strings.
 #[test]
 fn deterministic_cases_per_location_stay_bounded() {
     for (s, boundary, mutations) in [
         (json!({"type": "integer"}), 11, 2),
         (json!({"type": "integer", "minimum": 1, "maximum": 100}), 4, 9),
-        (json!({"type": "number", "minimum": 0, "maximum": 1}), 5, 10),
-        (json!({"type": "string", "minLength": 2, "maxLength": 10}), 14, 7),
+        (json!({"type": "number", "minimum": 0, "maximum": 1}), 7, 10),
+        (json!({"type": "string", "minLength": 2, "maxLength": 10}), 17, 7),
         (json!({"type": "string", "format": "uri"}), 8, 3),
     ] {
         let g = compile(&s);
         let (b, m) = (g.boundary().expect("boundary").len(), g.mutations().expect("m").len());
         assert!(b <= boundary && m <= mutations, "{s}: {b} boundary, {m} mutations");
     }
+}
+
+/// The edges hypothesis' strategies (and so hypothesis-jsonschema and schemathesis) try and the
+/// corpora lacked, one row each: every one is a boundary value of its schema, and the oracle
+/// holds it valid (issue 30 item 6).
+#[test]
+fn hypothesis_edges_are_boundary_values() {
+    let rows: &[(serde_json::Value, serde_json::Value)] = &[
+        (json!({"type": "string", "format": "date"}), json!("0001-01-01")),
+        (json!({"type": "string", "format": "time"}), json!("23:59:60Z")),
+        (json!({"type": "string", "format": "time"}), json!("08:30:06z")),
+        (json!({"type": "string", "format": "time"}), json!("12:00:00-00:00")),
+        (json!({"type": "string", "format": "time"}), json!("05:45:00+05:45")),
+        (json!({"type": "string", "format": "date-time"}), json!("0001-01-01T00:00:00Z")),
+        (json!({"type": "string", "format": "date-time"}), json!("9999-12-31T23:59:59.999999Z")),
+        (json!({"type": "string", "format": "date-time"}), json!("1998-12-31T23:59:60Z")),
+        (json!({"type": "string", "format": "date-time"}), json!("2024-06-30T12:00:00-09:30")),
+        (json!({"type": "string", "format": "duration"}), json!("PT0S")),
+        (json!({"type": "string", "format": "duration"}), json!("P0D")),
+        (json!({"type": "string", "format": "duration"}), json!("P1W")),
+        (json!({"type": "string", "format": "duration"}), json!("P1Y2M10DT2H30M5S")),
+        (json!({"type": "string", "format": "duration"}), json!("PT36H")),
+        (json!({"type": "string"}), json!("a\r\nb")),
+        (json!({"type": "string"}), json!("a\u{2028}b")),
+        (json!({"type": "string"}), json!("a\u{85}b")),
+        (json!({"type": "number"}), json!(5e-324)),
+        (json!({"type": "number"}), json!(f64::MAX)),
+        (json!({"type": "number"}), json!(f64::MIN)),
+        (json!({"type": "number"}), json!(1e-7)),
+        (json!({"type": "number"}), json!(1e16)),
+    ];
+    for (schema, edge) in rows {
+        let g = compile(schema);
+        let b = g.boundary().expect("boundary");
+        assert!(b.contains(edge), "{schema}: {edge} is not among {b:?}");
+        assert!(g.is_valid(edge), "{schema}: the oracle rejects {edge}");
+    }
+    // Only inside the range: a bounded number gets none of the far edges.
+    let small = compile(&json!({"type": "number", "minimum": 0, "maximum": 10}));
+    let b = small.boundary().expect("boundary");
+    assert!(!b.contains(&json!(f64::MAX)) && !b.contains(&json!(1e16)), "{b:?}");
+    assert!(b.contains(&json!(5e-324)) && b.contains(&json!(1e-7)), "{b:?}");
 }
