@@ -532,8 +532,10 @@ fn normalise_with(text: &str, quoted: Quoted) -> String {
 /// The line of an error text that names its cause, and the innermost place in the code it names,
 /// if any: for a Python traceback its last exception line (`KeyError: 'a'`, the header
 /// `Traceback (most recent call last):` says nothing) and its last `File "...", line N` frame;
-/// for a Node.js stack its first exception line and its first `at` frame; else the first
-/// meaningful line (not blank, not a lone brace).
+/// for a Node.js, JVM or .NET stack its first exception line (a chained JVM exception's root
+/// `Caused by:`) and the first `at` frame (after it); for a Go panic its message and first
+/// `.go:N` frame; for a Rust panic its message and `src/x.rs:L:C`; else the first meaningful
+/// line (not blank, not a lone brace).
 ///
 /// See: issue 30 item 1 (three tools' different exceptions were one cause, `Traceback (most
 /// recent call last):`).
@@ -547,11 +549,67 @@ fn cause_line(text: &str) -> (&str, Option<String>) {
         }
     }
     let first = lines().find(|l| !matches!(*l, "{" | "[" | "}" | "]")).unwrap_or("");
-    if let Some(at) = lines().find_map(node_frame) {
-        let exception = lines().find(|l| is_exception_line(l)).unwrap_or(first);
+    if let Some(panic) = lines().find_map(|l| l.strip_prefix("panic: ")) {
+        // Go: `panic: runtime error: ...`, then `goroutine 1 [running]:` and its frames.
+        return (panic, lines().find_map(go_frame));
+    }
+    if let Some(place) = lines().find_map(rust_panic) {
+        // Rust: `thread 'main' panicked at src/x.rs:10:5:` then the message.
+        let mut after = lines().skip_while(|l| !l.contains("panicked at ")).skip(1);
+        return (after.next().unwrap_or(first), Some(place));
+    }
+    // A chained JVM exception: its root cause (the last `Caused by:`) and that one's frames.
+    let root = lines().filter(|l| l.starts_with("Caused by: ")).count();
+    let from_root = || {
+        let mut seen = 0;
+        lines().filter(move |l| {
+            seen += usize::from(l.starts_with("Caused by: "));
+            root == 0 || seen >= root
+        })
+    };
+    if let Some(at) = from_root().find_map(|l| node_frame(l).or_else(|| jvm_frame(l))) {
+        // Node.js, the JVM and .NET: the exception, then `at` frames.
+        let exception = from_root()
+            .map(|l| unhandled(l.strip_prefix("Caused by: ").unwrap_or(l)))
+            .find(|l| is_exception_line(l))
+            .unwrap_or(first);
         return (exception, Some(at));
     }
     (first, None)
+}
+
+/// A .NET runtime's `Unhandled exception. System.X: ...` without its prefix.
+fn unhandled(line: &str) -> &str {
+    line.strip_prefix("Unhandled exception. ").unwrap_or(line)
+}
+
+/// `at com.example.Tools.handle(Tools.java:42)` as `Tools.java:42`, and `at App.Tools.Handle()
+/// in /app/Tools.cs:line 42` as `/app/Tools.cs:42`.
+fn jvm_frame(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("at ")?;
+    if let Some((_, place)) = rest.rsplit_once(" in ") {
+        let (path, number) = place.rsplit_once(":line ")?;
+        return number.chars().all(|c| c.is_ascii_digit()).then(|| format!("{path}:{number}"));
+    }
+    let inner = rest.rsplit_once('(')?.1.trim_end_matches(')');
+    let source = [".java:", ".kt:", ".scala:", ".groovy:"].iter().any(|e| inner.contains(e));
+    source.then(|| inner.to_owned())
+}
+
+/// A Go frame's place: `/app/main.go:42 +0x1d` as `/app/main.go:42`.
+fn go_frame(line: &str) -> Option<String> {
+    let place = line.split(" +0x").next().unwrap_or(line);
+    let (path, number) = place.rsplit_once(".go:")?;
+    (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
+        .then(|| format!("{path}.go:{number}"))
+}
+
+/// A Rust panic's place: `thread 'main' panicked at src/main.rs:10:5:` as `src/main.rs:10:5`.
+fn rust_panic(line: &str) -> Option<String> {
+    let rest = line.split_once("panicked at ")?.1.trim_end_matches(':');
+    // Before Rust 1.73: `panicked at 'message', src/x.rs:10:5`.
+    let place = rest.rsplit_once(", ").map_or(rest, |(_, p)| p);
+    place.contains(".rs:").then(|| place.to_owned())
 }
 
 /// `File "/app/server.py", line 12, in handler` as `/app/server.py:12`.
@@ -716,6 +774,32 @@ mod tests {
             node.cause(),
             "handler-exception: TypeError: Cannot read properties of undefined (reading '…') (at /app/dist/plot.js:27:31)"
         );
+        // The JVM (the root of a chain), .NET, Go and Rust: the exception and its first frame.
+        let rows = [
+            (
+                "java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"s\" is null\n\tat com.example.Tools.handle(Tools.java:42)\n\tat com.example.Server.call(Server.java:10)",
+                "java.lang.NullPointerException: Cannot invoke \"…\" because \"…\" is null (at Tools.java:42)",
+            ),
+            (
+                "java.lang.RuntimeException: wrapped\n\tat a.B.c(B.java:5)\nCaused by: java.lang.IllegalStateException: empty queue\n\tat a.Q.take(Q.kt:9)\n\t... 3 more",
+                "java.lang.IllegalStateException: empty queue (at Q.kt:9)",
+            ),
+            (
+                "Unhandled exception. System.NullReferenceException: Object reference not set to an instance of an object.\n   at App.Tools.Handle(String name) in /app/Tools.cs:line 42\n   at App.Program.Main()",
+                "System.NullReferenceException: Object reference not set to an instance of an object. (at /app/Tools.cs:42)",
+            ),
+            (
+                "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\nmain.handler(...)\n\t/app/main.go:42 +0x1d\nmain.main()\n\t/app/main.go:10 +0x25",
+                "runtime error: index out of range [#] with length # (at /app/main.go:42)",
+            ),
+            (
+                "thread 'main' panicked at src/tools.rs:10:5:\nattempt to divide by zero\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+                "attempt to divide by zero (at src/tools.rs:10:5)",
+            ),
+        ];
+        for (text, cause) in rows {
+            assert_eq!(exc(text).cause(), format!("handler-exception: {cause}"), "{text}");
+        }
         let rpc = Outcome::RpcError {
             code: -32000,
             message: "boom 3".into(),

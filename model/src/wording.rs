@@ -106,18 +106,18 @@ const UPSTREAM_MARKERS: &[&str] = &[
     "not authenticated",
 ];
 
-/// Whether a text holds a stack frame: JavaScript (`at f (a.js:1:2)`) or Python (`File "s.py",
-/// line 3`).
+/// Whether a text holds a stack frame: JavaScript (`at f (a.js:1:2)`), Python (`File "s.py",
+/// line 3`), the JVM (`at a.B.c(B.java:5)`), .NET (`at A.B() in /app/B.cs:line 4`) or Go
+/// (`/app/main.go:42 +0x1d` under `goroutine 1 [running]:`).
 #[must_use]
 pub fn stack_frame(text: &str) -> bool {
+    const SOURCES: &[&str] =
+        &[".js:", ".ts:", ".mjs:", "node:", ".java:", ".kt:", ".scala:", ".cs:line "];
     text.lines().any(|l| {
         let t = l.trim_start();
-        t.starts_with("at ")
-            && (t.contains(".js:")
-                || t.contains(".ts:")
-                || t.contains(".mjs:")
-                || t.contains("node:"))
+        t.starts_with("at ") && SOURCES.iter().any(|s| t.contains(s))
     }) || text.lines().any(|l| l.trim_start().starts_with("File \"") && l.contains(", line "))
+        || (text.contains("goroutine ") && text.lines().any(|l| l.contains(".go:")))
 }
 
 /// Whether a text reads as a runtime error whatever else it says: a stack frame, a phrase only a
@@ -284,6 +284,9 @@ mod tests {
             "maximum recursion depth exceeded while calling a Python object",
             "Maximum call stack size exceeded",
             "'user_id'",
+            "java.lang.IllegalStateException: empty\n\tat a.Q.take(Q.java:9)",
+            "System.InvalidOperationException: x\n   at A.B() in /app/B.cs:line 4",
+            "panic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\t/app/main.go:42 +0x1d",
         ];
         for text in exceptions {
             assert!(reads_as_exception(text), "{text}");
