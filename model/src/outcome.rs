@@ -450,23 +450,31 @@ fn replace_echo(text: &str, value: &str) -> String {
     out
 }
 
-/// `text` with every run of two blanks or more as ` … `: where an empty or blank value was
-/// echoed between two words.
+/// `text` with every run of two blanks or more inside a line as ` … `: where an empty or blank
+/// value was echoed between two words. A line's indentation is kept: a traceback's frames are
+/// indented, and their place is read from them.
 fn gaps_elided(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut blanks = 0;
-    for c in text.chars() {
-        if c == ' ' {
-            blanks += 1;
-            continue;
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
         }
-        match blanks {
-            0 => {}
-            1 => out.push(' '),
-            _ => out.push_str(" … "),
+        let body = line.trim_start_matches(' ');
+        out.push_str(&line[..line.len() - body.len()]);
+        let mut blanks = 0;
+        for c in body.chars() {
+            if c == ' ' {
+                blanks += 1;
+                continue;
+            }
+            match blanks {
+                0 => {}
+                1 => out.push(' '),
+                _ => out.push_str(" … "),
+            }
+            blanks = 0;
+            out.push(c);
         }
-        blanks = 0;
-        out.push(c);
     }
     out
 }
@@ -660,6 +668,19 @@ fn normalise_line(line: &str, quoted: Quoted) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_value_echoed_keeps_a_traceback_s_frame() {
+        // fx-tracebacks: with `name: ""`, the indentation of every frame was elided as an echoed
+        // gap, so the frame was lost and the same bug had two causes.
+        let text = "Traceback (most recent call last):\n  File \"/app/gamma.py\", line 7, in first\n    raise\nIndexError: list index out of range";
+        let o = Outcome::HandlerException { text: text.into() };
+        let args = serde_json::json!({"name": ""});
+        let args = args.as_object().expect("object");
+        assert_eq!(o.without_echoes(args).cause(), o.cause());
+        assert!(o.cause().ends_with("(at /app/gamma.py:7)"), "{}", o.cause());
+        assert_eq!(gaps_elided("Entity with name  not found"), "Entity with name … not found");
+    }
 
     #[test]
     fn a_message_that_echoes_the_input_has_one_cause_whatever_the_input() {

@@ -446,6 +446,29 @@ fn an_error_that_echoes_its_input_is_one_finding_whatever_the_input() {
 }
 
 #[test]
+fn stacks_of_several_runtimes_are_grouped_by_exception_and_place() {
+    // See: issue 30 item 1 (three tools' three exceptions were one cause, the traceback's
+    // header). Also caught: an empty value echoed made a traceback lose its frame (its
+    // indentation was elided as an echoed gap), so one tool's bug had two causes.
+    let (code, r, _) = run_json("fx-tracebacks", &["--cases", "3"]);
+    assert_eq!(code, FINDINGS);
+    let found = findings_of_kind(&r, "handler-exception");
+    let causes: Vec<&str> = found.iter().filter_map(|f| f["cause"].as_str()).collect();
+    assert_eq!(causes.len(), 4, "{found:#?}");
+    let shared = found.iter().find(|f| f["tool"].is_null()).expect("one server-wide finding");
+    assert_eq!(shared["tools"], serde_json::json!(["alpha", "beta"]), "{shared:#}");
+    for (tool, place) in [
+        ("gamma", "(at /app/gamma.py:7)"),
+        ("delta", "(at /app/delta.js:3:9)"),
+        ("epsilon", "(at src/epsilon.rs:10:5)"),
+    ] {
+        let own: Vec<&&Value> = found.iter().filter(|f| f["tool"] == tool).collect();
+        assert_eq!(own.len(), 1, "{tool}: {own:#?}");
+        assert!(own[0]["cause"].as_str().is_some_and(|c| c.ends_with(place)), "{:#}", own[0]);
+    }
+}
+
+#[test]
 fn a_bug_behind_an_open_circuit_breaker_is_found_on_a_fresh_process() {
     // See: issue 30 item 7 (`@jpisnice/shadcn-ui-mcp-server` 2.0.0: its TypeErrors were folded
     // into one "Service temporarily unavailable" finding, because a re-run that answered the
