@@ -9,7 +9,7 @@ use crate::finding::{FindingKind, Severity, ToolStatus};
 use crate::judge::Outcome;
 use crate::report::{Finding, Hinted, MAX_OTHER_CASES, Score, ToolReport};
 use crate::transport::listing::Tool;
-use mcp_fuzz_model::case::{Case, Mode};
+use mcp_fuzz_model::case::{Case, CaseLabel, Mode};
 use mcp_fuzz_model::facts::Said;
 use mcp_fuzz_model::outcome::OutcomeKind;
 use mcp_fuzz_model::template::{self, same_cause};
@@ -332,10 +332,7 @@ fn push_by_cause(list: &mut Vec<Found>, mut f: Finding, index: usize) {
             {
                 g.cause = cause;
             }
-            g.occurrences += 1;
-            if let Some(label) = f.case.take().filter(|_| g.other_cases.len() < MAX_OTHER_CASES) {
-                g.other_cases.push(label);
-            }
+            absorb(g, 1, f.case.take());
         }
         None => {
             f.cause = cause;
@@ -361,14 +358,11 @@ pub(crate) fn merge_same_cause(list: &mut Vec<Found>) {
                 && matches!((&a.cause, &b.cause), (Some(x), Some(y)) if same_cause(x, y));
             if one {
                 let (mut b, _) = list.remove(j);
-                let a = &mut list[i].0;
-                a.occurrences += b.occurrences;
-                let labels = b.case.take().into_iter().chain(b.other_cases);
-                for label in labels {
-                    if a.other_cases.len() < MAX_OTHER_CASES {
-                        a.other_cases.push(label);
-                    }
-                }
+                absorb(
+                    &mut list[i].0,
+                    b.occurrences,
+                    b.case.take().into_iter().chain(b.other_cases),
+                );
             } else {
                 j += 1;
             }
@@ -381,14 +375,16 @@ pub(crate) fn merge_same_cause(list: &mut Vec<Found>) {
 /// first few.
 fn push_per_kind(list: &mut Vec<Found>, mut f: Finding, index: usize) {
     match list.iter_mut().find(|(g, _)| g.kind == f.kind) {
-        Some((g, _)) => {
-            g.occurrences += 1;
-            if let Some(label) = f.case.take().filter(|_| g.other_cases.len() < MAX_OTHER_CASES) {
-                g.other_cases.push(label);
-            }
-        }
+        Some((g, _)) => absorb(g, 1, f.case.take()),
         None => list.push((f, Some(index))),
     }
+}
+
+/// Counts `occurrences` more cases on `g` and names their labels, up to [`MAX_OTHER_CASES`].
+fn absorb(g: &mut Finding, occurrences: u64, labels: impl IntoIterator<Item = CaseLabel>) {
+    g.occurrences += occurrences;
+    let room = MAX_OTHER_CASES.saturating_sub(g.other_cases.len());
+    g.other_cases.extend(labels.into_iter().take(room));
 }
 
 /// Keeps one finding per identity: the first, simplest case.
