@@ -476,12 +476,26 @@ pub struct CallArgs {
     pub target: TargetArgs,
 
     /// The tool to call.
-    #[arg(long, value_name = "NAME")]
-    pub tool: String,
+    #[arg(long, value_name = "NAME", required_unless_present_any = ["prompt", "resource", "complete"], conflicts_with_all = ["prompt", "resource", "complete"])]
+    pub tool: Option<String>,
 
-    /// The arguments, as a JSON object.
-    #[arg(long = "args", value_name = "JSON", default_value = "{}")]
-    pub arguments: String,
+    /// Get this prompt instead (`prompts/get`, with --args as its arguments).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["resource", "complete"])]
+    pub prompt: Option<String>,
+
+    /// Read this resource instead (`resources/read`).
+    #[arg(long, value_name = "URI", conflicts_with_all = ["complete", "arguments"])]
+    pub resource: Option<String>,
+
+    /// Send `completion/complete` with these params instead (a JSON object with `ref` and
+    /// `argument`).
+    #[arg(long, value_name = "JSON", conflicts_with = "arguments")]
+    pub complete: Option<String>,
+
+    /// The arguments of the tool or prompt, as a JSON object (a tool's default: `{}`; a
+    /// prompt's: no `arguments` at all).
+    #[arg(long = "args", value_name = "JSON")]
+    pub arguments: Option<String>,
 }
 
 /// Arguments of `mcp-fuzz clients`.

@@ -5,6 +5,7 @@
 
 use crate::finding::FindingKind;
 use crate::judge::Outcome;
+use crate::phase::surfaces::{Request, request_once};
 use crate::server::{Instance, Keep, ServerSpec, output_validator};
 use crate::transport::ConnectError;
 
@@ -23,21 +24,29 @@ pub struct Replayed {
 }
 
 /// Calls the tool once with the minimal arguments on a fresh server (or runs the minimal
-/// sequence from a fresh server) and judges the reply as the run did (with the tools'
+/// sequence from a fresh server, or sends the minimal request beside tools) and judges the reply as the run did (with the tools'
 /// outputSchemas, and a sequence's state checks).
 ///
 /// # Errors
 /// When the server cannot be started or initialised.
 pub async fn replay(case: &CaseFile, server: &ServerSpec) -> Result<Replayed, ConnectError> {
     let mut instance = Instance::start(server).await?;
-    let replayed = if case.sequence.is_empty() {
+    let beside = case.request.as_ref().and_then(Request::recorded);
+    let replayed = if let Some(request) = beside {
+        // A prompt, resource or completion: its minimal request, judged as the phase judges it.
+        request_once(&mut instance, request).await.map(|a| Replayed {
+            failure: a.fails.then(|| FindingKind::of(&a.outcome)),
+            outcome: a.outcome,
+            calls: 1,
+        })
+    } else if case.sequence.is_empty() {
         let output = output_validator(case.output_schema.as_ref());
         let called = instance
             .call(&case.tool, &case.minimal_arguments, output.as_ref(), Keep::default())
             .await;
         called.map(|c| {
-            let failure =
-                c.outcome.fails(case.case.mode.is_valid()).then(|| FindingKind::of(&c.outcome));
+            let valid = case.case.as_ref().is_some_and(|l| l.mode.is_valid());
+            let failure = c.outcome.fails(valid).then(|| FindingKind::of(&c.outcome));
             Replayed { outcome: c.outcome, failure, calls: 1 }
         })
     } else {

@@ -6,7 +6,7 @@
 use crate::judge::{Outcome, classify, looks_like_retry, looks_like_upstream};
 use crate::transport::listing::{Listing, list_all};
 use crate::transport::{
-    ConnectError, ConnectOptions, Connection, Exchange, LateWatch, Reply, Target,
+    ConnectError, ConnectOptions, Connection, Exchange, Late, LateWatch, Reply, Target,
 };
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -431,9 +431,11 @@ impl<'s> Instance<'s> {
     }
 
     /// Sends one request of any method (`prompts/get`, `resources/read`...) and returns its raw
-    /// reply, with the stderr tail after it. A request unanswered within the timeout is given up
-    /// on (cancelled) and returned as [`Reply::Timeout`]; the server is dropped, for a fresh one
-    /// on the next call, when it died or no longer answers `ping`.
+    /// reply, with the stderr tail after it. A request unanswered within the timeout is watched
+    /// until `--max-call-time`, as a tool call is: answered by then, it is [`Reply::Slow`] (slow,
+    /// not hung); else it is given up on (cancelled) and returned as [`Reply::Timeout`]. The
+    /// server is dropped, for a fresh one on the next call, when it died or no longer answers
+    /// `ping`.
     ///
     /// # Errors
     /// [`ConnectError`] when the server cannot be (re)started.
@@ -444,10 +446,20 @@ impl<'s> Instance<'s> {
     ) -> Result<(Reply, Vec<String>), ConnectError> {
         let timeout = self.timeout;
         let conn = Arc::clone(self.ensure().await?);
-        let reply = conn.request(method, Some(params), timeout).await;
-        if let Reply::Timeout(w) = &reply {
-            w.give_up();
-        }
+        let reply = match conn.request(method, Some(params), timeout).await {
+            Reply::Timeout(w) => match w.settle(w.limit()).await {
+                Late::Answered(after) => Reply::Slow(format!(
+                    "answered after {:.1} s, past the {} s timeout",
+                    after.as_secs_f64(),
+                    timeout.as_secs_f64()
+                )),
+                _ => {
+                    w.give_up();
+                    Reply::Timeout(w)
+                }
+            },
+            other => other,
+        };
         let stderr = conn.stderr_tail();
         let dead = match &reply {
             Reply::Exited(_) => true,

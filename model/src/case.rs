@@ -46,13 +46,25 @@ pub struct CaseLabel {
     /// For valid cases made with value hints: the pointers of the hinted places.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hinted: Vec<String>,
+    /// For invalid cases: the mutation was applied to the arguments of a valid call that worked
+    /// (so the other arguments name real things), not to the simplest value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_worked: bool,
 }
 
 impl CaseLabel {
     /// The label of a case of `mode` with nothing else to say.
     #[must_use]
     pub fn of(mode: Mode) -> Self {
-        Self { mode, mutation: None, pointer: None, keyword: None, fed: None, hinted: Vec::new() }
+        Self {
+            mode,
+            mutation: None,
+            pointer: None,
+            keyword: None,
+            fed: None,
+            hinted: Vec::new(),
+            on_worked: false,
+        }
     }
 
     /// The label of an invalid case: its mutation, pointer and keyword.
@@ -70,7 +82,13 @@ impl CaseLabel {
 impl std::fmt::Display for CaseLabel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (&self.mutation, &self.pointer) {
-            (Some(m), Some(p)) => write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p }),
+            (Some(m), Some(p)) => {
+                write!(f, "{m} at `{}`", if p.is_empty() { "/" } else { p })?;
+                if self.on_worked {
+                    f.write_str(" on a call that worked")?;
+                }
+                Ok(())
+            }
             _ if self.fed.is_some() => {
                 write!(f, "valid, `{}` from an earlier result", self.fed.as_deref().unwrap_or(""))
             }

@@ -1,22 +1,23 @@
 //! Case files: one failure finding, with everything needed to report and replay it.
 //!
 //! `mcp-fuzz run --artifacts DIR` writes one per failure finding; `mcp-fuzz replay FILE` re-runs
-//! its minimal arguments. The shape is versioned ([`CASE_VERSION`]) and described by
+//! its minimal arguments (or, for a prompt, resource or completion, its minimal request). The shape is versioned ([`CASE_VERSION`]) and described by
 //! `docs/case.schema.json`. Secrets stay out: the target is redacted like the report's, and the
 //! known environment and header values are replaced by `[REDACTED]` in the exchange and stderr.
 
-use crate::case::CaseLabel;
+use crate::case::{CaseLabel, Mode};
 use crate::finding::{FindingKind, Severity};
 use crate::outcome::Outcome;
-use crate::report::{Finding, Report};
+use crate::report::{Finding, Report, SurfaceRef};
 use crate::shrink::{ShrinkStats, Signature};
 use crate::steps::SeqStep;
 use crate::target::{Exchange, Target, TargetInfo, redact};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The version of the case file's shape: 2 added `sequence` (version 1 files read the same).
-pub const CASE_VERSION: u32 = 2;
+/// The version of the case file's shape: 2 added `sequence`, 3 added `surface` and `request` (a
+/// request beside tools, with no `case`); older files read the same.
+pub const CASE_VERSION: u32 = 3;
 
 /// The oldest case file version this one reads.
 pub const OLDEST_CASE_VERSION: u32 = 1;
@@ -29,14 +30,23 @@ pub struct CaseFile {
     pub case_version: u32,
     /// The mcp-fuzz version that wrote it.
     pub tool_version: String,
-    /// The tool called.
+    /// The tool called (for a request beside tools: the prompt's name, the resource's URI or the
+    /// template).
     pub tool: String,
+    /// A finding about a prompt, resource, template or completion: which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<SurfaceRef>,
+    /// For such a finding: the smallest request that failed (`method` and `params`): what
+    /// `replay` sends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Value>,
     /// The finding kind (`exited`, `internal-error`...).
     pub kind: FindingKind,
     /// The finding's one-line explanation.
     pub message: String,
-    /// How the case was made.
-    pub case: CaseLabel,
+    /// How the case was made (absent for a request beside tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<CaseLabel>,
     /// The run seed.
     pub seed: u64,
     /// For random cases: the sampler draw that made the case (with the seed, it regenerates it).
@@ -110,10 +120,34 @@ pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
     format!("{}-{}-{}-{:08x}.json", safe(tool), safe(kind.as_str()), safe(&label), h as u32)
 }
 
+/// The case file name of a finding about a prompt, resource, template or completion of `kind`
+/// (`prompt-summarize-exited-1f2e3d4c.json`), stable across runs.
+#[must_use]
+pub fn surface_file_name(surface: &SurfaceRef, kind: &FindingKind) -> String {
+    let identity = format!("{surface}\u{0}{}\u{0}{:?}", kind.as_str(), surface.argument);
+    let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .take(40)
+            .collect()
+    };
+    format!(
+        "{}-{}-{}-{:08x}.json",
+        safe(surface.kind.as_str()),
+        safe(&surface.name),
+        safe(kind.as_str()),
+        h as u32
+    )
+}
+
 /// The case file name `run --artifacts` writes for a finding, when it writes one.
 #[must_use]
 pub fn file_name_of(f: &Finding) -> Option<String> {
     (f.severity == Severity::Failure).then_some(())?;
+    if let Some(surface) = &f.surface {
+        return f.request.is_some().then(|| surface_file_name(surface, &f.kind));
+    }
     Some(file_name(f.case_tool()?, &f.kind, f.case.as_ref()?))
 }
 
@@ -129,8 +163,18 @@ impl CaseFile {
         if f.severity != Severity::Failure {
             return None;
         }
-        let (tool, case, arguments, outcome) =
-            (f.case_tool()?.to_owned(), f.case.clone()?, f.arguments.clone()?, f.outcome.clone()?);
+        let (tool, case, arguments, outcome) = match &f.surface {
+            Some(s) => {
+                f.request.as_ref()?;
+                (s.name.clone(), None, f.arguments.clone().unwrap_or_default(), f.outcome.clone()?)
+            }
+            None => (
+                f.case_tool()?.to_owned(),
+                Some(f.case.clone()?),
+                f.arguments.clone()?,
+                f.outcome.clone()?,
+            ),
+        };
         let secrets: Vec<(String, String)> = match target {
             Target::Stdio { env, .. } => env.clone(),
             Target::Http { headers, .. } => headers.clone(),
@@ -144,6 +188,8 @@ impl CaseFile {
             case_version: CASE_VERSION,
             tool_version: report.tool_version.clone(),
             tool,
+            surface: f.surface.clone(),
+            request: f.surface.as_ref().and(f.request.as_ref()).map(clean),
             kind: f.kind.clone(),
             message: f.message.clone(),
             case,
@@ -173,7 +219,11 @@ impl CaseFile {
     /// a re-run overwrites the same file.
     #[must_use]
     pub fn file_name(&self) -> String {
-        file_name(&self.tool, &self.kind, &self.case)
+        match (&self.surface, &self.case) {
+            (Some(s), _) => surface_file_name(s, &self.kind),
+            (None, Some(case)) => file_name(&self.tool, &self.kind, case),
+            (None, None) => file_name(&self.tool, &self.kind, &CaseLabel::of(Mode::Valid)),
+        }
     }
 
     /// The server recorded in the file, when it can be started again: a stdio command (its

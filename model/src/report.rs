@@ -447,6 +447,14 @@ impl Finding {
                 "No input is to blame: fix what the message names (a value the tool cannot \
                  serialise, a file, setting or state it assumes)."
             }
+            FindingKind::ProtocolViolation
+                if self.surface.is_some()
+                    && matches!(self.outcome, Some(Outcome::ProtocolViolation { .. })) =>
+            {
+                "Answer in the shape the specification gives for this request (the message names \
+                 the rule broken): a prompt's messages, a resource's contents, at most 100 \
+                 completion values with a consistent total."
+            }
             FindingKind::ToolUnavailable if !upstream => {
                 "Every call failed the same way whatever its input: if the tool needs a backend \
                  or credentials, provide them for the run (or --skip-tool it); if not, the \
@@ -791,6 +799,16 @@ mod tests {
         assert!(
             of("tool-unavailable", "warning", "valid", down)
                 .starts_with("Provide the tool's credentials")
+        );
+        let breach = json!({"kind": "protocol-violation", "detail": "101 values"});
+        let completion: Finding = serde_json::from_value(json!({
+            "surface": {"kind": "completion", "name": "ref/prompt p", "argument": "a"},
+            "kind": "protocol-violation", "severity": "failure", "outcome": breach, "message": "m"
+        }))
+        .expect("a finding");
+        assert!(completion.fix().starts_with("Answer in the shape"), "{}", completion.fix());
+        assert!(
+            of("protocol-violation", "failure", "valid", breach).starts_with("Write only JSON-RPC")
         );
     }
 

@@ -70,6 +70,52 @@ fn a_template_read_that_hangs_on_a_long_variable_is_a_hang_and_the_rest_is_clean
 }
 
 #[test]
+fn a_prompt_answered_past_the_timeout_is_slow_not_a_hang_and_shrinks() {
+    // See: issue 30 item 9 (basic-memory answered a 100,000-character prompt argument after
+    // 15.5 s: a `hang` failure, with no shrinking and no replay line).
+    let (code, r, _) =
+        run_json("fx-slow-prompt", &["--no-protocol", "--no-stateful", "--timeout", "1"]);
+    assert_eq!(code, 0, "a slow answer is a warning: {r:#}");
+    let slow = about(&r, "prompt", "digest");
+    assert_eq!(slow.len(), 1, "{r:#}");
+    let f = slow[0];
+    assert_eq!((f["kind"].as_str(), f["severity"].as_str()), (Some("slow"), Some("warning")));
+    let text = |v: &Value| v["text"].as_str().map_or(0, |t| t.chars().count());
+    let shrunk = text(&f["minimalArguments"]);
+    assert!(shrunk > 10_000 && shrunk < 100_000, "halved while still slow: {shrunk}");
+    assert_eq!(
+        text(&f["request"]["params"]["arguments"]),
+        shrunk,
+        "the request is the minimal one"
+    );
+}
+
+#[test]
+fn call_sends_a_prompt_or_a_resource_as_the_replay_line_says() {
+    let prompts = crate::run::server("fx-prompts").display().to_string();
+    let call = |args: &[&str]| {
+        let run = crate::util::finish(crate::util::command(args).spawn().expect("starts"));
+        (run.code, serde_json::from_str::<Value>(&run.stdout).unwrap_or(Value::Null))
+    };
+    // The crash needs no `arguments` member: the replay line sends none.
+    let (code, out) = call(&["call", "--prompt", "summarize", "--", &prompts]);
+    assert_eq!((code, out["outcome"]["kind"].as_str()), (1, Some("exited")), "{out:#}");
+    let (code, out) =
+        call(&["call", "--prompt", "greet", "--args", r#"{"name":"Ann"}"#, "--", &prompts]);
+    assert_eq!(code, 0, "{out:#}");
+    assert_eq!(out["result"]["messages"][0]["content"]["text"], "Please greet Ann");
+    let complete =
+        r#"{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"style","value":""}}"#;
+    let (code, out) = call(&["call", "--complete", complete, "--", &prompts]);
+    assert_eq!((code, out["outcome"]["kind"].as_str()), (1, Some("protocol-violation")));
+    let resources = crate::run::server("fx-resources").display().to_string();
+    let (code, out) = call(&["call", "--resource", "mem://readme", "--", &resources]);
+    assert_eq!((code, out["outcome"]["kind"].as_str()), (0, Some("ok")), "{out:#}");
+    let (code, _) = call(&["call", "--", &resources]);
+    assert_eq!(code, 2, "nothing to call is a usage error");
+}
+
+#[test]
 fn the_protocol_phase_reports_each_check_with_its_spec_and_its_own_score() {
     let (code, r, _) = run_json_with_protocol("fx-protocol-lax", &["--no-stateful"]);
     assert_eq!(code, 0, "conformance warnings do not fail the run: {r:#}");

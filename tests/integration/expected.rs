@@ -1,8 +1,9 @@
 //! `fixtures/expected.toml` read as a strict baseline: every fixture server is fuzzed with the
 //! arguments the file names, and the finding kinds must be exactly the expected ones - a missing
 //! finding fails, and so does an unexpected one - as must the list of tools called and the exit
-//! status of crashes, and the shrunk input where a `minimal` is given. Every `fx-*` binary must have an entry, so a new fixture cannot go
-//! undocumented.
+//! status of crashes, and the shrunk input where a `minimal` is given. Every case file the run
+//! writes must replay as still failing with its own cause. Every `fx-*` binary must have an
+//! entry, so a new fixture cannot go undocumented.
 
 use crate::run::{run_json, server};
 use serde::Deserialize;
@@ -58,11 +59,15 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
         }
         return problems;
     }
+    let artifacts = crate::util::TempDir::new(&format!("expected-{name}"));
+    let dir = artifacts.path().display().to_string();
+    let args: Vec<&str> = [&args[..], &["--artifacts", &dir]].concat();
     let (_, report, stderr) = if entry.protocol {
         crate::run::run_json_with_protocol(name, &args)
     } else {
         run_json(name, &args)
     };
+    problems.extend(replays(artifacts.path()));
     let want: BTreeSet<String> = entry.expect.iter().cloned().collect();
     let got = kinds(&report, None);
     if got != want {
@@ -122,6 +127,46 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
             if shrunk != [&minimal] {
                 problems.push(format!("tool {tool}: shrunk to {shrunk:?}, expected {minimal}"));
             }
+        }
+    }
+    problems
+}
+
+/// Finding kinds whose replay waits out a time limit: not replayed here (their shrinking and
+/// settling have tests of their own).
+const TIMED: [&str; 4] = ["timeout", "hang", "slow", "upstream-timeout"];
+
+/// What is wrong with the replays of the case files in `dir`: each must still fail with its own
+/// cause (`mcp-fuzz replay` compares the signature: kind, code, exit, the normalised message),
+/// except a flaky one's and a timed one's.
+fn replays(dir: &std::path::Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let case: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let kind = case["signature"]["kind"].as_str().unwrap_or_default();
+        if case["flaky"] == true || TIMED.contains(&kind) {
+            continue;
+        }
+        let path = file.display().to_string();
+        let run = crate::util::finish(
+            crate::util::command(["replay", path.as_str()]).spawn().expect("starts"),
+        );
+        let out: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+        if out["verdict"] != "still-fails" {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            problems.push(format!(
+                "case file {} replays as {} (expected {}, got {}): {}",
+                name.unwrap_or_default(),
+                out["verdict"],
+                case["signature"],
+                out["outcome"],
+                run.stderr.lines().last().unwrap_or("")
+            ));
         }
     }
     problems

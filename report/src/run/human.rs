@@ -1,7 +1,6 @@
 //! The one-screen human summary of a run: a per-tool table (tabled), then each finding with its
 //! arguments, outcome and a one-line replay command, then the score.
 
-use super::replay::replay_line;
 use crate::text::clip;
 use mcp_fuzz_model::finding::{Severity, ToolStatus};
 use mcp_fuzz_model::outcome::Outcome;
@@ -191,13 +190,7 @@ fn finding(s: &mut String, r: &Report, f: &Finding) {
             }
         );
     }
-    if sequence.is_some() {
-        if let Some(line) = super::sequence_replay(f) {
-            let _ = writeln!(s, "      replay: {line}");
-        }
-    } else if let (Some(tool), Some(a)) = (f.case_tool(), minimal) {
-        let line = super::too_long(a)
-            .map_or_else(|| replay_line(&r.target, tool, a), super::replay_pointer);
+    if let Some(line) = super::replay_text(r, f) {
         let _ = writeln!(s, "      replay: {line}");
     }
     if let (Some(request), true) = (&f.request, f.arguments.is_some()) {

@@ -6,7 +6,6 @@
 //! kept in `<system-out>`. A tool that was not called has one skipped case, `not-run`, with the
 //! reason.
 
-use super::replay::replay_line;
 use crate::writers::junit::{TestCase, TestSuite, TestSuites};
 use mcp_fuzz_model::finding::FindingKind;
 use mcp_fuzz_model::report::{Finding, Report};
@@ -191,12 +190,8 @@ fn describe(body: &mut String, r: &Report, f: &Finding) {
     if let Some(o) = &f.outcome {
         let _ = writeln!(body, "outcome: {}", serde_json::to_value(o).unwrap_or(Value::Null));
     }
-    if !f.sequence.is_empty() {
-        if let Some(line) = super::sequence_replay(f) {
-            let _ = writeln!(body, "replay: {line}");
-        }
-    } else if let (Some(tool), Some(a)) = (f.case_tool(), f.smallest_arguments()) {
-        let _ = writeln!(body, "replay: {}", replay_line(&r.target, tool, a));
+    if let Some(line) = super::replay_text(r, f) {
+        let _ = writeln!(body, "replay: {line}");
     }
     body.push('\n');
 }

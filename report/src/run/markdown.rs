@@ -199,7 +199,7 @@ fn subject(f: &Finding) -> String {
 
 fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     let named = f.subject();
-    let called = f.case_tool().unwrap_or(&named);
+    let called = f.surface.as_ref().map_or(f.case_tool().unwrap_or(&named), |x| x.name.as_str());
     let _ = writeln!(
         s,
         "#### {n}. {}: {} ({})\n",
@@ -224,8 +224,19 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
         }
         s.push('\n');
     } else if let Some(a) = &f.arguments {
-        let _ =
-            writeln!(s, "**What was called:** `tools/call` {} with arguments\n", code_span(called));
+        let method = f
+            .request
+            .as_ref()
+            .and_then(|q| q.get("method"))
+            .and_then(Value::as_str)
+            .filter(|_| f.surface.is_some())
+            .unwrap_or("tools/call");
+        let _ = writeln!(
+            s,
+            "**What was called:** {} {} with arguments\n",
+            code_span(method),
+            code_span(called)
+        );
         s.push_str(&code_block("json", &super::cut(&pretty(&Value::Object(a.clone())))));
         s.push('\n');
     }
@@ -271,10 +282,18 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
             s.push_str("**Reproduce:**\n\n");
             match super::too_long(m) {
                 None => s.push_str(&code_block("sh", &replay_line(&r.target, t, m))),
-                Some(n) => s.push_str(&format!("{}\n", text(&super::replay_pointer(n)))),
+                Some(n) => s.push_str(&format!("{}\n", text(&super::replay_pointer(n, f)))),
             }
             s.push('\n');
         }
+    }
+    if let Some(replay) = super::surface_replay(r, f).filter(|_| f.surface.is_some()) {
+        s.push_str("**Reproduce:**\n\n");
+        match replay {
+            Ok(line) => s.push_str(&code_block("sh", &line)),
+            Err(pointer) => s.push_str(&format!("{}\n", text(&pointer))),
+        }
+        s.push('\n');
     }
     let _ = writeln!(s, "**Fix:** {}\n", text(f.fix()));
 }

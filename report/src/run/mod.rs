@@ -10,7 +10,7 @@ pub mod replay;
 mod sarif;
 
 use crate::Format;
-use mcp_fuzz_model::case::{CaseLabel, Mode};
+use mcp_fuzz_model::case::CaseLabel;
 use mcp_fuzz_model::report::{MAX_OTHER_CASES, Report};
 
 pub use human::outcome_line;
@@ -39,15 +39,7 @@ pub fn json(report: &Report) -> String {
 
 /// How a case was made, in words: the mutation and where, else the mode.
 fn case_text(c: &CaseLabel) -> String {
-    match (&c.mutation, &c.pointer) {
-        (Some(m), Some(p)) => format!("{m} at `{}`", if p.is_empty() { "/" } else { p }),
-        _ => match c.mode {
-            Mode::Boundary => "boundary",
-            Mode::Valid => "valid",
-            Mode::Invalid => "invalid",
-        }
-        .to_owned(),
-    }
+    c.to_string()
 }
 
 /// The other cases that failed with a finding's cause, as one line: `4 more: boundary x2;
@@ -201,7 +193,6 @@ fn protocol_text(r: &Report) -> Option<String> {
     Some(line)
 }
 
-/// The replay of a sequence: its case file, which `run --artifacts DIR` writes.
 /// One line on the sequence phase: what it ran and which data flows it found working.
 fn stateful_text(r: &Report) -> Option<String> {
     let st = r.stateful.as_ref()?;
@@ -239,11 +230,44 @@ fn stateful_text(r: &Report) -> Option<String> {
     Some(line)
 }
 
+/// The replay of a sequence: its case file, which `run --artifacts DIR` writes.
 fn sequence_replay(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
     let name = mcp_fuzz_model::case_file::file_name_of(f)?;
     Some(format!(
         "mcp-fuzz replay DIR/{name} (the case file `mcp-fuzz run --artifacts DIR` writes)"
     ))
+}
+
+/// The one line that reproduces a finding: a sequence's case file; a tool call's `mcp-fuzz call
+/// --tool` line (or where to find arguments too long to print); a request beside tools as
+/// `mcp-fuzz call --prompt/--resource/--complete`. `None` when nothing can replay it alone.
+fn replay_text(r: &Report, f: &mcp_fuzz_model::report::Finding) -> Option<String> {
+    if !f.sequence.is_empty() {
+        return sequence_replay(f);
+    }
+    if f.surface.is_some() {
+        return surface_replay(r, f).map(|line| line.unwrap_or_else(|pointer| pointer));
+    }
+    let (tool, a) = (f.case_tool()?, f.smallest_arguments()?);
+    Some(
+        too_long(a)
+            .map_or_else(|| replay::replay_line(&r.target, tool, a), |n| replay_pointer(n, f)),
+    )
+}
+
+/// The replay of a finding about a prompt, resource or completion: `Ok` with its `mcp-fuzz call`
+/// line, or `Err` with where to find a request too long to print.
+fn surface_replay(
+    r: &Report,
+    f: &mcp_fuzz_model::report::Finding,
+) -> Option<Result<String, String>> {
+    let request = f.request.as_ref()?;
+    let bytes = request.to_string().len();
+    if bytes > MAX_VALUE_CHARS {
+        Some(Err(replay_pointer(bytes, f)))
+    } else {
+        replay::request_line(&r.target, request).map(Ok)
+    }
 }
 
 /// Characters of a value shown in the human and Markdown reports; the JSON report and the case
@@ -268,12 +292,19 @@ fn too_long(arguments: &serde_json::Map<String, serde_json::Value>) -> Option<us
     (n > MAX_VALUE_CHARS).then_some(n)
 }
 
-/// What to run instead of a replay line too long to print.
-fn replay_pointer(bytes: usize) -> String {
-    format!(
-        "the arguments are {bytes} bytes: `mcp-fuzz run --artifacts DIR` writes a case file for \
-         `mcp-fuzz replay DIR/<case>.json`"
-    )
+/// What to run instead of a replay line too long to print: the finding's case file when
+/// `--artifacts` writes one (a failure), else the JSON report, which keeps the input whole.
+fn replay_pointer(bytes: usize, f: &mcp_fuzz_model::report::Finding) -> String {
+    match mcp_fuzz_model::case_file::file_name_of(f) {
+        Some(name) => format!(
+            "the input is {bytes} bytes: `mcp-fuzz run --artifacts DIR` writes DIR/{name} for \
+             `mcp-fuzz replay`"
+        ),
+        None => format!(
+            "the input is {bytes} bytes: `--json` keeps it whole (the finding's `{}`)",
+            if f.surface.is_some() { "request" } else { "minimalArguments" }
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -296,6 +327,7 @@ mod cut_tests {
 #[cfg(test)]
 mod other_cases_tests {
     use super::*;
+    use mcp_fuzz_model::case::Mode;
     use mcp_fuzz_model::finding::{FindingKind, Severity};
     use mcp_fuzz_model::report::Finding;
 

@@ -58,10 +58,57 @@ pub fn replay_line(target: &TargetInfo, tool: &str, args: &Map<String, Value>) -
     )
 }
 
+/// `mcp-fuzz call --prompt NAME --args JSON`, `--resource URI` or `--complete JSON` with the
+/// server, for a request of the phase beyond tools (`{"method": ..., "params": ...}`); `None`
+/// for another method.
+#[must_use]
+pub fn request_line(target: &TargetInfo, request: &Value) -> Option<String> {
+    let params = request.get("params")?;
+    let what = match request.get("method")?.as_str()? {
+        "prompts/get" => {
+            let name = shell_quote(params.get("name")?.as_str()?);
+            match params.get("arguments") {
+                Some(args) => format!("--prompt {name} --args {}", shell_quote(&args.to_string())),
+                None => format!("--prompt {name}"),
+            }
+        }
+        "resources/read" => format!("--resource {}", shell_quote(params.get("uri")?.as_str()?)),
+        "completion/complete" => format!("--complete {}", shell_quote(&params.to_string())),
+        _ => return None,
+    };
+    Some(format!("mcp-fuzz call {what} {}", server_args(target)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn requests_beside_tools_replay_with_their_own_flags() {
+        let t = TargetInfo::Stdio {
+            command: vec!["srv".into()],
+            env: Vec::new(),
+            inherit_env: false,
+            cwd: None,
+        };
+        let line = |r: Value| request_line(&t, &r);
+        assert_eq!(
+            line(json!({"method": "prompts/get", "params": {"name": "greet", "arguments": {"n": "x"}}}))
+                .as_deref(),
+            Some("mcp-fuzz call --prompt greet --args '{\"n\":\"x\"}' -- srv")
+        );
+        assert_eq!(
+            line(json!({"method": "resources/read", "params": {"uri": "file:///a b"}})).as_deref(),
+            Some("mcp-fuzz call --resource 'file:///a b' -- srv")
+        );
+        let complete = json!({"ref": {"type": "ref/prompt", "name": "p"}, "argument": {"name": "a", "value": ""}});
+        assert!(
+            line(json!({"method": "completion/complete", "params": complete}))
+                .is_some_and(|l| l.starts_with("mcp-fuzz call --complete '{"))
+        );
+        assert_eq!(line(json!({"method": "prompts/list", "params": {}})), None);
+    }
 
     #[test]
     fn quoting() {

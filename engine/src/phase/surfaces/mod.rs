@@ -8,8 +8,10 @@
 //! A surface the server does not declare in its capabilities is not called (the report says so).
 //! Only reads are sent (`prompts/get`, `resources/read`, `completion/complete`), so the
 //! `readOnlyHint` gate has nothing to hold back here. Findings are one per item and outcome
-//! kind, with the first request that showed it, shrunk (arguments dropped, strings halved) when
-//! it crashed the server or answered -32603.
+//! kind, with the first request that showed it, shrunk (arguments dropped, strings halved) while
+//! it fails with the same cause, within `--shrink-time`. A request unanswered within `--timeout`
+//! is watched until `--max-call-time`, as a tool call is: answered by then, it is slow (a
+//! warning); else it is a hang.
 //!
 //! See: issue 15; <https://modelcontextprotocol.io/specification/2025-11-25/server/prompts>,
 //! <https://modelcontextprotocol.io/specification/2025-11-25/server/resources>,
@@ -30,7 +32,6 @@ use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
 use crate::server::Instance;
 use crate::transport::Reply;
-use mcp_fuzz_model::outcome::OutcomeKind;
 use serde_json::{Map, Value, json};
 use shape::Shape;
 use std::collections::BTreeMap;
@@ -357,8 +358,9 @@ impl SurfacesRun<'_, '_> {
         parsed.map_err(|why| self.warn(format!("`{method}` item {index} was skipped: {why}"))).ok()
     }
 
+    /// How long a request is watched before it is a hang, in words.
     fn timeout_text(&self) -> String {
-        format!("{} s", self.slot.timeout().as_secs_f64())
+        format!("{} s", self.cfg.server.connect.max_call_time.as_secs_f64())
     }
 
     /// The finding for a probe's first failure of a kind, shrunk when that is cheap.
@@ -370,6 +372,7 @@ impl SurfacesRun<'_, '_> {
         what: String,
         outcome: Outcome,
     ) -> Finding {
+        let shrinkable = severity == Severity::Failure || kind == FindingKind::Slow;
         let mut f = Finding::general(
             None,
             kind,
@@ -379,43 +382,46 @@ impl SurfacesRun<'_, '_> {
         f.surface = Some(probe.surface.clone());
         f.request = Some(json!({"method": probe.method, "params": probe.params}));
         f.arguments = probe.shrink.as_ref().map(|(m, _)| m.clone());
-        let shrinkable = matches!(outcome, Outcome::Exited { .. } | Outcome::InternalError { .. });
-        f.outcome = Some(outcome);
         if shrinkable
             && self.cfg.campaign.shrink.enabled
             && let Some((args, build)) = &probe.shrink
         {
-            let kind = f.outcome.as_ref().map(Outcome::kind);
-            let smaller = self.shrink(probe, args.clone(), *build, kind).await;
+            let smaller = self.shrink(probe, args.clone(), *build, &outcome).await;
             if &smaller != args {
                 f.request = Some(json!({"method": probe.method, "params": build(probe, &smaller)}));
                 f.minimal_arguments = Some(smaller);
             }
         }
+        f.outcome = Some(outcome);
         f
     }
 
-    /// Drops arguments and halves strings while the request still fails as `kind`.
+    /// Drops arguments and halves strings while the request still fails as `first` did (the
+    /// same cause; for a slow or hung request, slow or hung again), within `--shrink-time` and
+    /// [`MAX_SHRINK_STEPS`] requests.
     async fn shrink(
         &mut self,
         probe: &SurfaceCase,
         mut args: Map<String, Value>,
         build: Rebuild,
-        kind: Option<OutcomeKind>,
+        first: &Outcome,
     ) -> Map<String, Value> {
+        let shrink = &self.cfg.campaign.shrink;
+        let until = Instant::now() + shrink.time;
+        let most = MAX_SHRINK_STEPS.min(usize::try_from(shrink.max_steps).unwrap_or(usize::MAX));
         let mut steps = 0;
         let mut progress = true;
-        while progress && steps < MAX_SHRINK_STEPS {
+        while progress && steps < most {
             progress = false;
             for candidate in smaller(&args) {
-                if steps >= MAX_SHRINK_STEPS || !self.open() {
+                if steps >= most || Instant::now() >= until || !self.open() {
                     return args;
                 }
                 steps += 1;
                 let Some(o) = self.send(probe, &build(probe, &candidate)).await else {
                     return args;
                 };
-                if Some(o.outcome.kind()) == kind {
+                if same_failure(first, &o.outcome) {
                     args = candidate;
                     progress = true;
                     break;
@@ -423,6 +429,95 @@ impl SurfacesRun<'_, '_> {
             }
         }
         args
+    }
+}
+
+/// One request beside tools, as `mcp-fuzz call --prompt/--resource/--complete` sends it (the
+/// replay line of this phase's findings).
+pub enum Request<'a> {
+    /// `prompts/get` of the prompt `name` with `arguments`.
+    Prompt {
+        /// The prompt's name.
+        name: &'a str,
+        /// Its arguments (`None`: no `arguments` member at all).
+        arguments: Option<&'a Map<String, Value>>,
+    },
+    /// `resources/read` of `uri`.
+    Resource {
+        /// The resource's URI.
+        uri: &'a str,
+    },
+    /// `completion/complete` with these params (`ref`, `argument`, `context`).
+    Complete {
+        /// The request's params.
+        params: &'a Value,
+    },
+}
+
+impl<'a> Request<'a> {
+    /// The request a case file recorded (`{"method": ..., "params": ...}`), if it is one of
+    /// these.
+    #[must_use]
+    pub fn recorded(request: &'a Value) -> Option<Self> {
+        let params = request.get("params")?;
+        Some(match request.get("method")?.as_str()? {
+            "prompts/get" => Self::Prompt {
+                name: params.get("name")?.as_str()?,
+                arguments: params.get("arguments").and_then(Value::as_object),
+            },
+            "resources/read" => Self::Resource { uri: params.get("uri")?.as_str()? },
+            "completion/complete" => Self::Complete { params },
+            _ => return None,
+        })
+    }
+}
+
+/// What one [`Request`] got.
+pub struct Answered {
+    /// Its outcome, judged as the phase judges it (a result by its MCP shape).
+    pub outcome: Outcome,
+    /// The result, when one came.
+    pub result: Option<Value>,
+    /// Whether the phase would report it as a failure (a crash, a hang, an oversize or broken
+    /// answer), whatever the input was.
+    pub fails: bool,
+}
+
+/// Sends one request on `slot` and judges it as the phase does.
+///
+/// # Errors
+/// [`crate::transport::ConnectError`] when the server cannot be started.
+pub async fn request_once(
+    slot: &mut Instance<'_>,
+    request: Request<'_>,
+) -> Result<Answered, crate::transport::ConnectError> {
+    let (method, params, shape) = match request {
+        Request::Prompt { name, arguments } => {
+            let mut params = json!({"name": name});
+            if let Some(a) = arguments {
+                params["arguments"] = Value::Object(a.clone());
+            }
+            ("prompts/get", params, Shape::Prompt)
+        }
+        Request::Resource { uri } => ("resources/read", json!({"uri": uri}), Shape::Read),
+        Request::Complete { params } => ("completion/complete", params.clone(), Shape::Complete),
+    };
+    let (reply, stderr) = slot.request(method, params).await?;
+    let result = match &reply {
+        Reply::Result(v) => Some(v.clone()),
+        _ => None,
+    };
+    let judged = judge(reply, stderr, shape);
+    let fails = verdict(&judged, Intent::Odd, "").is_some_and(|v| v.1 == Severity::Failure);
+    Ok(Answered { outcome: judged.outcome, result, fails })
+}
+
+/// Whether `now` fails as `first` did: a slow or hung request slow or hung again (its time is
+/// not its cause), anything else with the same cause (kind, code, exit, normalised message).
+fn same_failure(first: &Outcome, now: &Outcome) -> bool {
+    match first {
+        Outcome::Slow { .. } | Outcome::Timeout => now.kind() == first.kind(),
+        _ => now.cause() == first.cause(),
     }
 }
 

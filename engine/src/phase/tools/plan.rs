@@ -1,11 +1,13 @@
 //! The cases for one tool, in order: boundary/valid values (with `default` and `examples`), one
 //! missing-required case per required property at every depth, one wrong-type case per location,
 //! the other labelled mutations, random valid and invalid values, then the valid cases made with
-//! the config file's value hints ([`hinted`]).
+//! the config file's value hints ([`hinted`]). Once a valid call worked, the mutations are
+//! applied to its arguments too ([`on_worked`]), so a check behind the tool's first one is
+//! reached.
 
 use mcp_fuzz_generators::hash::Fnv1a;
 use mcp_fuzz_generators::hint::HintPlan;
-use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind};
+use mcp_fuzz_generators::{Generator, SchemaError, SchemaErrorKind, pointer};
 use serde_json::Value;
 
 pub use mcp_fuzz_model::case::{Case, CaseLabel, Mode};
@@ -115,6 +117,60 @@ pub fn hinted(
     out
 }
 
+/// Cases built on a call that worked, kept per tool.
+///
+/// Why: one case per mutation of each property (missing, wrong type, null, bounds) of a
+/// typical tool is 10-40; a wide tool's hundreds would double its run for little more depth.
+pub const MAX_ON_WORKED: usize = 60;
+
+/// The planned mutations applied to the arguments of a valid call that worked (`base`): each
+/// mutation's change to one top-level property (removed, or given the mutated value) made to
+/// `base` instead of the simplest value, so an argument that must name something real (a fed or
+/// hinted id) stays real while another one is wrong. Properties that `base` got from an earlier
+/// result or a hint are not mutated (the planned cases already do). Only values the oracle
+/// rejects and that no planned case has are kept, labelled `on_worked`, each once.
+#[must_use]
+pub fn on_worked(generator: &Generator, base: &Case, planned: &[Case]) -> Vec<Case> {
+    let Ok(mutations) = generator.mutations() else { return Vec::new() };
+    let mut kept: Vec<String> = base.label.fed.iter().cloned().collect();
+    kept.extend(base.label.hinted.iter().filter_map(|p| pointer::tokens(p).into_iter().next()));
+    let mut out: Vec<Case> = Vec::new();
+    for m in mutations {
+        let Value::Object(mutated) = &m.value else { continue };
+        let mut arguments = base.arguments.clone();
+        match pointer::tokens(&m.label.pointer).into_iter().next() {
+            Some(key) if kept.contains(&key) => continue,
+            Some(key) => match mutated.get(&key) {
+                Some(v) => {
+                    arguments.insert(key, v.clone());
+                }
+                None => {
+                    arguments.remove(&key);
+                }
+            },
+            // A mutation of the whole object (an unexpected property, too many properties):
+            // its extra keys.
+            None => {
+                for (k, v) in mutated {
+                    if !arguments.contains_key(k) {
+                        arguments.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        let fresh = !out.iter().any(|c| c.arguments == arguments)
+            && !planned.iter().any(|c| c.arguments == arguments);
+        if fresh && !generator.is_valid(&Value::Object(arguments.clone())) {
+            let label = CaseLabel { on_worked: true, ..CaseLabel::invalid(m.label) };
+            out.push(Case { label, arguments, draw: None });
+            if out.len() == MAX_ON_WORKED {
+                break;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +234,47 @@ mod tests {
         assert_eq!(tool_seed(1, "a"), tool_seed(1, "a"));
         assert_ne!(tool_seed(1, "a"), tool_seed(1, "b"));
         assert_ne!(tool_seed(1, "a"), tool_seed(2, "a"));
+    }
+
+    #[test]
+    fn mutations_on_a_call_that_worked_keep_its_real_values() {
+        let schema = json!({"type": "object", "properties": {
+            "id": {"type": "string"}, "count": {"type": "integer", "minimum": 1},
+            "note": {"type": "string"}}, "required": ["id", "count"]});
+        let g = Generator::compile(&schema).expect("compiles");
+        let planned = plan(&g, 1, 2).expect("plans");
+        let args = json!({"id": "rec-7", "count": 3, "note": "x"});
+        let Value::Object(arguments) = args else { unreachable!() };
+        let base = Case {
+            label: CaseLabel { fed: Some("id".into()), ..CaseLabel::of(Mode::Valid) },
+            arguments,
+            draw: None,
+        };
+        let cases = on_worked(&g, &base, &planned);
+        assert!(!cases.is_empty());
+        for c in &cases {
+            assert!(c.label.on_worked && c.label.mode == Mode::Invalid, "{}", c.label);
+            assert_eq!(c.arguments["id"], "rec-7", "the fed id stays real: {:?}", c.arguments);
+            assert!(!g.is_valid(&Value::Object(c.arguments.clone())));
+        }
+        let wrong_count = cases
+            .iter()
+            .find(|c| {
+                c.label.mutation.as_deref() == Some("wrong-type")
+                    && c.label.pointer.as_deref() == Some("/count")
+            })
+            .expect("a wrong type of the second argument");
+        assert_eq!(wrong_count.arguments["note"], "x", "the rest of the call is kept");
+        assert!(
+            cases.iter().any(|c| c.label.mutation.as_deref() == Some("missing-required")
+                && !c.arguments.contains_key("count")),
+            "a missing second argument"
+        );
+        assert!(cases.iter().all(|c| c.label.pointer.as_deref() != Some("/id")));
+        assert!(
+            wrong_count.label.to_string().ends_with("on a call that worked"),
+            "{}",
+            wrong_count.label
+        );
     }
 }

@@ -7,7 +7,7 @@ use crate::finding::{StopReason, ToolStatus};
 use crate::judge::Outcome;
 use crate::judge::schema_finding;
 use crate::phase::tools::feed::Pool;
-use crate::phase::tools::plan::{Case, hinted, plan, tool_seed};
+use crate::phase::tools::plan::{Case, hinted, on_worked, plan, tool_seed};
 use crate::phase::tools::worker::{Done, Shared, Stop, work};
 use crate::report::{Finding, ToolReport};
 use crate::server::{Instance, Waiting, output_validator, patience};
@@ -111,35 +111,49 @@ pub(crate) async fn start_tool<'t>(ctx: Context<'_, '_>, tool: &'t Tool) -> Begu
         .min();
     let failures_left = campaign.max_failures.map(|m| m.saturating_sub(ctx.failures_so_far));
 
-    // The cases, dealt round-robin over the server instances.
+    // The cases, dealt round-robin over the server instances; then, once a valid call worked,
+    // the mutations applied to it (a second wave, after every planned case).
     let jobs = ctx.slots.len();
     let on_event = ctx.on_event;
-    let mut tick = || on_event(ToolEvent::CaseFinished);
-    let tick_cell: RefCell<&mut dyn FnMut()> = RefCell::new(&mut tick);
-    let shared = Shared {
-        tool: &tool.name,
-        cases: &cases,
-        output: output.as_ref(),
-        feed: campaign.feed,
-        patience: patience(cfg.server.timeout),
-        stop: RefCell::new(Stop::new(failures_left, tool_deadline)),
-        on_case: &tick_cell,
-    };
-    let outs = join_all(ctx.slots.iter_mut().enumerate().map(|(w, slot)| {
-        let mine: Vec<usize> = (w..cases.len()).step_by(jobs).collect();
-        work(slot, &shared, mine)
-    }))
-    .await;
-    drop(shared);
-    let mut done = Vec::new();
-    let mut waiting = Vec::new();
-    let mut broken = None;
-    for (d, w, e) in outs {
-        done.extend(d);
-        waiting.extend(w);
-        broken = broken.or(e);
+    let mut stop = Stop::new(failures_left, tool_deadline);
+    let (mut done, mut waiting, mut broken) = (Vec::new(), Vec::new(), None);
+    let mut from = 0;
+    loop {
+        let mut tick = || on_event(ToolEvent::CaseFinished);
+        let tick_cell: RefCell<&mut dyn FnMut()> = RefCell::new(&mut tick);
+        let shared = Shared {
+            tool: &tool.name,
+            cases: &cases,
+            output: output.as_ref(),
+            feed: campaign.feed,
+            patience: patience(cfg.server.timeout),
+            stop: RefCell::new(stop),
+            on_case: &tick_cell,
+        };
+        let outs = join_all(ctx.slots.iter_mut().enumerate().map(|(w, slot)| {
+            let mine: Vec<usize> = (from + w..cases.len()).step_by(jobs).collect();
+            work(slot, &shared, mine)
+        }))
+        .await;
+        stop = shared.stop.into_inner();
+        for (d, w, e) in outs {
+            done.extend(d);
+            waiting.extend(w);
+            broken = broken.or(e);
+        }
+        done.sort_by_key(|d: &Done| d.index);
+        if from > 0 || broken.is_some() || stop.halts_before(cases.len()) {
+            break;
+        }
+        let Some(base) = worked_base(&cases, &done) else { break };
+        let more = on_worked(&generator, base, &cases);
+        if more.is_empty() {
+            break;
+        }
+        on_event(ToolEvent::Planned(more.len() as u64));
+        from = cases.len();
+        cases.extend(more);
     }
-    done.sort_by_key(|d| d.index);
     for r in done.iter().filter_map(|d| d.result.as_ref()) {
         ctx.pool.harvest(r);
     }
@@ -172,6 +186,24 @@ impl Started<'_> {
                 timing(&d.outcome) || !d.outcome.fails(self.cases[d.index].label.mode.is_valid())
             })
     }
+}
+
+/// The valid call that worked whose arguments the mutations are applied to, if one pays: the
+/// first that worked with values from an earlier result or a hint, else the first that worked
+/// when at most a quarter of the valid calls did (a check the generated values rarely pass,
+/// such as a name that must exist). When most valid calls work, the planned mutations already
+/// get past the tool's checks, and a second wave would only cost calls.
+fn worked_base<'c>(cases: &'c [Case], done: &[Done]) -> Option<&'c Case> {
+    let valid: Vec<(&Case, bool)> = done
+        .iter()
+        .map(|d| (&cases[d.index], matches!(d.outcome, Outcome::Ok)))
+        .filter(|(c, _)| c.label.mode.is_valid())
+        .collect();
+    let worked = || valid.iter().filter(|(_, ok)| *ok).map(|(c, _)| *c);
+    worked().find(|c| c.label.fed.is_some() || !c.label.hinted.is_empty()).or_else(|| {
+        let rare = worked().count() * 4 <= valid.len();
+        worked().next().filter(|_| rare)
+    })
 }
 
 /// The tool's generator and its planned cases, or why its `inputSchema` cannot be fuzzed.

@@ -106,7 +106,7 @@ impl Stop {
     }
 
     /// No case from `index` on runs.
-    fn halts_before(&self, index: usize) -> bool {
+    pub(crate) fn halts_before(&self, index: usize) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
             || self.bound().is_some_and(|b| index > b)
     }
