@@ -604,7 +604,16 @@ impl Report {
         let valid = sum(|t| t.cases.valid + t.cases.boundary);
         let hinted = sum(|t| t.hinted.map_or(0, |h| h.calls));
         let hinted_ok = sum(|t| t.hinted.map_or(0, |h| h.succeeded));
-        let blind = tested.iter().filter(|t| t.coverage_note().is_some()).count();
+        // A failure on valid input explains why no valid call worked better than missing
+        // hints do (a tool with no arguments whose every call fails: no hint can help).
+        let explained = |t: &ToolReport| {
+            self.findings.iter().any(|f| {
+                f.concerns(&t.name)
+                    && f.severity == Severity::Failure
+                    && f.case.as_ref().is_some_and(|c| c.mode.is_valid())
+            })
+        };
+        let blind = tested.iter().filter(|t| t.coverage_note().is_some() && !explained(t)).count();
         let mut s = format!(
             "{exercised} of {} tested tool(s) exercised (a valid call succeeded); {ok} of {valid} \
              valid calls succeeded",

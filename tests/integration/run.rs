@@ -676,6 +676,25 @@ fn one_bug_in_a_helper_shared_by_three_tools_is_one_finding_naming_them() {
     );
 }
 
+#[test]
+fn a_tool_with_no_arguments_that_always_fails_is_a_failure_no_hint_can_help() {
+    // See: issue 30 item 8 (`mcp-mathematics` 2.3.1 `list_functions {}`: "add value hints").
+    let path = server("fx-no-args-fails").display().to_string();
+    let run = crate::util::finish(
+        crate::util::command(["--cases", "3", "--no-protocol", "--", path.as_str()])
+            .spawn()
+            .expect("starts"),
+    );
+    assert_eq!(run.code, FINDINGS, "{}", run.stdout);
+    assert!(run.stdout.contains("[failure] list_constants: valid-call-failed"), "{}", run.stdout);
+    assert!(run.stdout.contains("fix: No input is to blame"), "{}", run.stdout);
+    let coverage = run.stdout.lines().find(|l| l.starts_with("Coverage:")).expect("coverage line");
+    assert!(
+        !coverage.contains("value hints"),
+        "no hint can help a tool without arguments: {coverage}"
+    );
+}
+
 /// `mcp-fuzz call` prints the judgement and the server's result, and exits 1 on a failure.
 #[test]
 fn call_prints_the_judgement_and_the_result() {
