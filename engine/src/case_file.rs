@@ -46,7 +46,15 @@ pub async fn replay(case: &CaseFile, server: &ServerSpec) -> Result<Replayed, Co
             .await;
         called.map(|c| {
             let valid = case.case.as_ref().is_some_and(|l| l.mode.is_valid());
-            let failure = c.outcome.fails(valid).then(|| FindingKind::of(&c.outcome));
+            // A tool whose every call fails the same way with no input to blame: its answer is
+            // an ordinary error; failing the same way is the failure.
+            let failure = if case.kind == FindingKind::ValidCallFailed {
+                case.signature
+                    .matches_call(&c.outcome, &case.minimal_arguments)
+                    .then(|| case.kind.clone())
+            } else {
+                c.outcome.fails(valid).then(|| FindingKind::of(&c.outcome))
+            };
             Replayed { outcome: c.outcome, failure, calls: 1 }
         })
     } else {

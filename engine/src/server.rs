@@ -579,6 +579,12 @@ pub struct Waiting {
 }
 
 impl Waiting {
+    /// Whether the call has ended (answered, given up, or cut off).
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
+
     /// Judges a call left in the background by [`Instance::call_patiently`], once it ends;
     /// `None` when the server died meanwhile (maybe by another call: run it again to know).
     pub async fn finish(

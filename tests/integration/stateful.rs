@@ -117,7 +117,7 @@ fn a_sequence_case_file_replays_the_whole_sequence_until_the_bug_is_fixed() {
     let path = files[0].path();
     let case: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    assert_eq!(case["caseVersion"], 2);
+    assert_eq!(case["caseVersion"], 3);
     assert_eq!(case["kind"], "use-after-delete");
     assert_eq!(tools(&case["sequence"]), ["open_file", "close_file", "read_file"]);
     let exe = server("fx-use-after-close").display().to_string();

@@ -151,6 +151,65 @@ impl IdKey {
     }
 }
 
+/// Bytes kept of a line dropped for its size: enough for the envelope before a large `result`.
+const HEAD_BYTES: usize = 512;
+
+/// The top-level `id` of a JSON-RPC message, read from the first bytes of its line (a line too
+/// long to parse whole), when they hold it: a key `"id"` at depth 1 followed by a number or a
+/// string.
+fn head_id(head: &[u8]) -> Option<IdKey> {
+    let (mut depth, mut i) = (0_usize, 0_usize);
+    while i < head.len() {
+        match head[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                let end = string_end(head, i)?;
+                let is_id_key = depth == 1 && &head[i..=end] == b"\"id\"";
+                i = end + 1;
+                if is_id_key {
+                    let rest = &head[i..];
+                    let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
+                    if rest[colon] != b':' {
+                        continue;
+                    }
+                    let value = &rest[colon + 1..];
+                    let start = value.iter().position(|b| !b.is_ascii_whitespace())?;
+                    let value = &value[start..];
+                    let len = if value.first() == Some(&b'"') {
+                        string_end(value, 0)? + 1
+                    } else {
+                        value
+                            .iter()
+                            .position(|b| matches!(b, b',' | b'}') || b.is_ascii_whitespace())?
+                    };
+                    return serde_json::from_slice::<Value>(&value[..len])
+                        .ok()
+                        .as_ref()
+                        .and_then(IdKey::of);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the quote that closes the JSON string opening at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// One call in flight (or answered and not yet ended by its caller).
 struct Call {
     ticket: Ticket,
@@ -303,9 +362,19 @@ impl WireState {
         }
     }
 
-    fn set_oversize(&self, n: u64) {
+    /// An oversize line of `n` bytes was dropped; `id`: the request it answers, when its first
+    /// bytes named one. It belongs to that call, else to the newest one waiting.
+    ///
+    /// See: issue 29 item 4 (with slow calls in flight, a 50 MB answer was blamed on a newer
+    /// call, and its own call never ended: its re-runs read as "did not fail again").
+    fn set_oversize(&self, n: u64, id: Option<IdKey>) {
         let mut t = self.tap();
-        let Some(c) = t.waiting() else {
+        let own = id.and_then(|k| t.calls.iter().position(|c| c.id.as_ref() == Some(&k)));
+        let call = match own {
+            Some(i) => t.calls.get_mut(i),
+            None => t.waiting(),
+        };
+        let Some(c) = call else {
             let note = Some(format!("a line of {n} bytes, over the response limit"));
             t.push_stray(Violation { breach: Breach::NotJson, excerpt: String::new(), note });
             return;
@@ -484,6 +553,8 @@ pub(crate) struct WireReader<R> {
     out: Vec<u8>,
     out_pos: usize,
     discarding: Option<u64>,
+    /// The first bytes of the line being discarded (they name the request it answers).
+    head: Vec<u8>,
     max_line: usize,
     state: std::sync::Arc<WireState>,
     eof: bool,
@@ -501,6 +572,7 @@ impl<R> WireReader<R> {
             out: Vec::new(),
             out_pos: 0,
             discarding: None,
+            head: Vec::new(),
             max_line,
             state,
             eof: false,
@@ -602,14 +674,18 @@ impl<R> WireReader<R> {
                 *n += part.len() as u64;
             } else if self.line.len() + part.len() > self.max_line {
                 self.discarding = Some((self.line.len() + part.len()) as u64);
-                self.line = Vec::new();
+                let mut head = std::mem::take(&mut self.line);
+                head.extend_from_slice(&part[..part.len().min(HEAD_BYTES)]);
+                head.truncate(HEAD_BYTES);
+                self.head = head;
             } else {
                 self.line.extend_from_slice(part);
             }
             match after {
                 Some(a) => {
                     if let Some(n) = self.discarding.take() {
-                        self.state.set_oversize(n);
+                        let head = std::mem::take(&mut self.head);
+                        self.state.set_oversize(n, head_id(&head));
                     } else {
                         self.finish_line();
                     }
@@ -948,6 +1024,42 @@ mod tests {
         let (out, st) = run(&[REQ7], &input, 100, true).await;
         assert_eq!(out, format!("{OK7}\n"));
         assert_eq!(st.oversize(0), Some(5001));
+    }
+
+    #[tokio::test]
+    async fn an_oversize_answer_belongs_to_the_call_it_names_not_the_newest() {
+        // See: issue 29 item 4. Call 0 (id 7) is slow, call 1 (id 8) newer; the 5 KB answer
+        // to id 7 is its own.
+        let state = Arc::new(WireState::default());
+        let older = state.begin_call();
+        state.bind(older, &serde_json::json!(7));
+        let newer = state.begin_call();
+        state.bind(newer, &serde_json::json!(8));
+        let mut input =
+            br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":""#.to_vec();
+        input.extend(std::iter::repeat_n(b'x', 5000));
+        input.extend_from_slice(b"\"}]}}\n");
+        let mut r = WireReader::new(&input[..], 100, Arc::clone(&state));
+        let mut out = String::new();
+        r.read_to_string(&mut out).await.expect("reads");
+        assert!(state.oversize(older).is_some_and(|n| n > 5000));
+        assert_eq!(state.oversize(newer), None);
+    }
+
+    #[test]
+    fn the_id_of_a_line_is_read_from_its_first_bytes() {
+        let id = |s: &str| head_id(s.as_bytes());
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":7,"result":{"x"#), IdKey::of(&serde_json::json!(7)));
+        assert_eq!(
+            id(r#"{"result":{"id":1},"id" : "a\"b","#),
+            IdKey::of(&serde_json::json!("a\"b"))
+        );
+        assert_eq!(
+            id(r#"{"jsonrpc":"2.0","result":{"id":3,"text":"xxx"#),
+            None,
+            "a nested id is not it"
+        );
+        assert_eq!(id(r#"{"jsonrpc":"2.0","id":12"#), None, "cut inside the value");
     }
 
     #[tokio::test]

@@ -1,7 +1,7 @@
 //! The run report as a SARIF 2.1.0 log: every finding kind is a rule with a stable id
 //! (the engine's catalogue), every finding a result on the tool's logical location, identified across
-//! runs by `partialFingerprints["mcpFuzzIdentity/v1"]` (tool, kind, mutation, pointer: the same
-//! identity the baseline uses). With `--baseline`, results carry `baselineState` (`new` or
+//! runs by `partialFingerprints["mcpFuzzIdentity/v1"]` (tool, kind, mutation, pointer, and the
+//! cause or surface when the identity has one: the same identity the baseline uses). With `--baseline`, results carry `baselineState` (`new` or
 //! `unchanged`) and stale baseline entries appear as `absent` results of level `none`.
 
 use super::replay::replay_line;
@@ -83,13 +83,23 @@ pub fn render(r: &Report) -> Value {
 
 /// The stable fingerprint of an identity.
 #[must_use]
+///
+/// The cause and the surface are parts only when the identity has them, so that the fingerprints
+/// of identities without them stay what they were; with them, two rule families of one tool
+/// (`accepts-invalid`), two causes grouped across tools, or two protocol checks no longer share
+/// one fingerprint.
 pub fn identity_fingerprint(id: &Identity) -> String {
-    fingerprint(&[
+    let cause = id.cause.as_ref().map(|c| format!("cause={c}"));
+    let surface = id.surface.as_ref().map(|s| format!("surface={s}"));
+    let mut parts = vec![
         id.tool.as_deref().unwrap_or(""),
         id.kind.as_str(),
         id.mutation.as_deref().unwrap_or(""),
         id.pointer.as_deref().unwrap_or(""),
-    ])
+    ];
+    parts.extend(cause.as_deref());
+    parts.extend(surface.as_deref());
+    fingerprint(&parts)
 }
 
 fn location(server: &str, tool: Option<&str>) -> LogicalLocation {
@@ -173,5 +183,34 @@ fn result(r: &Report, server: &str, f: &Finding) -> SarifResult {
             .as_ref()
             .map(|_| if f.baselined { BaselineState::Unchanged } else { BaselineState::New }),
         properties,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_or_a_surface_separates_identities_and_their_absence_changes_nothing() {
+        let id = |cause: Option<&str>, surface: Option<&str>| Identity {
+            tool: Some("t".into()),
+            kind: FindingKind::AcceptsInvalid,
+            mutation: None,
+            pointer: None,
+            cause: cause.map(str::to_owned),
+            surface: surface.map(str::to_owned),
+        };
+        assert_eq!(
+            identity_fingerprint(&id(None, None)),
+            fingerprint(&["t", "accepts-invalid", "", ""])
+        );
+        assert_ne!(
+            identity_fingerprint(&id(Some("bounds"), None)),
+            identity_fingerprint(&id(Some("unknown-properties"), None))
+        );
+        assert_ne!(
+            identity_fingerprint(&id(Some("x"), None)),
+            identity_fingerprint(&id(None, Some("x")))
+        );
     }
 }

@@ -32,6 +32,7 @@ use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
 use crate::server::Instance;
 use crate::transport::Reply;
+use mcp_fuzz_model::wording::reads_as_exception;
 use serde_json::{Map, Value, json};
 use shape::Shape;
 use std::collections::BTreeMap;
@@ -585,6 +586,20 @@ fn verdict(
             let severity = if judged.minor { Severity::Warning } else { Severity::Failure };
             f(FindingKind::ProtocolViolation, severity, detail.clone())
         }
+        // One judgement for an exception message, as for tools (issue 30 items 2 and 9): a
+        // handler that crashed on its input, whatever the input was.
+        Outcome::InternalError { message, .. } | Outcome::RpcError { message, .. }
+            if reads_as_exception(message) =>
+        {
+            f(
+                FindingKind::of(o),
+                Severity::Failure,
+                format!(
+                    "answered with an exception ({}): the handler crashed on this input",
+                    compact(message)
+                ),
+            )
+        }
         Outcome::InternalError { message, .. }
             if intent != Intent::Listed && looks_like_validation(message) =>
         {
@@ -642,6 +657,13 @@ mod tests {
         assert_eq!(verdict(&judged(Outcome::Ok), Intent::Odd, "10 s"), None);
         let refused = Outcome::InvalidParams { message: "no".into() };
         assert_eq!(verdict(&judged(refused), Intent::Valid, "10 s"), None, "a refusal is graceful");
+        let crash = Outcome::InternalError {
+            message: "Cannot destructure property 'topic' of 'undefined' as it is undefined."
+                .into(),
+            upstream: false,
+        };
+        let crashed = verdict(&judged(crash), Intent::Odd, "10 s").expect("finding");
+        assert_eq!((crashed.0, crashed.1), (FindingKind::InternalError, Severity::Failure));
         let lenient = verdict(&judged(Outcome::Ok), Intent::Invalid, "10 s").expect("finding");
         assert_eq!((lenient.0, lenient.1), (FindingKind::AcceptsInvalid, Severity::Warning));
     }

@@ -27,6 +27,22 @@ use std::time::{Duration, Instant};
 /// input, well within the "at most 12 calls" an unavailable tool may cost.
 pub(crate) const UPSTREAM_CALLS: usize = 6;
 
+/// A worker's calls running in the background at once before it gives each new case its full
+/// patience again.
+///
+/// Why: a server that answers slowly on a whole class of input would otherwise get every case
+/// of that class at once; 64 in flight overlap the waits of a `--cases 200` run without flooding
+/// it.
+const MAX_IN_FLIGHT: usize = 64;
+
+/// The patience of a case once the server has shown that it serves other calls while one runs
+/// (a call went to the background): long enough for an ordinary answer.
+///
+/// Why: with the full patience (a quarter of `--timeout`, up to 1 s), each slow case held the
+/// next one back that long: 101 slow cases of one tool cost 25 s at `--timeout 1` (issue 29
+/// item 4). The verdicts do not change: a call in the background is judged when it ends.
+const SHORT_PATIENCE: Duration = Duration::from_millis(50);
+
 /// What makes a case's outcome a failure finding, for `--max-failures`: its cause (one
 /// finding per cause and tool).
 pub(crate) type FailureKey = String;
@@ -165,8 +181,16 @@ pub(crate) async fn work(
         if shared.stop.borrow().skips(i, valid) {
             continue;
         }
+        // Once a call went to the background, the server serves calls concurrently: the next
+        // slow ones need not hold the worker back as long (up to MAX_IN_FLIGHT at once).
+        let running = waiting.iter().filter(|(_, w): &&(usize, Waiting)| !w.is_finished()).count();
+        let patience = if !waiting.is_empty() && running < MAX_IN_FLIGHT {
+            shared.patience.min(SHORT_PATIENCE)
+        } else {
+            shared.patience
+        };
         let attempt =
-            slot.call_patiently(shared.tool, &case.arguments, shared.output, keep, shared.patience);
+            slot.call_patiently(shared.tool, &case.arguments, shared.output, keep, patience);
         match attempt.await {
             Err(e) => return (done, waiting, Some(broken(shared, i, &e))),
             Ok(Attempt::Waiting(w)) => waiting.push((i, w)),
