@@ -50,6 +50,7 @@ const DEFINITE_EXCEPTIONS: &[&str] = &[
     "is not a function",
     "Cannot read properties of",
     "Cannot read property",
+    "Cannot destructure property",
     "undefined is not an object",
     "panicked at",
     "nil pointer dereference",

@@ -191,7 +191,8 @@ fn every_format_is_written_to_the_output_dir_and_agrees_with_the_json() {
     assert_eq!(count(&md, "**What was expected:**"), count(&md, "#### "));
     assert_eq!(
         count(&md, "**Reproduce:**"),
-        failing.iter().filter(|f| f["arguments"].is_object()).count()
+        findings(&report).iter().filter(|f| f["arguments"].is_object()).count(),
+        "every finding with arguments (a failure or a warning such as accepts-invalid)"
     );
     assert!(md.contains("**What came back:** handler-exception (text: TypeError: id.startsWith is not a function)"), "{md}");
 }
