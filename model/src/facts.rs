@@ -136,6 +136,10 @@ pub enum Fact {
     /// served earlier calls: the fresh failure became the finding, and this is what the other
     /// process answered (the first line).
     LongLived(String),
+    /// Replayed from a fresh process with its calls, it fails every time, but only after calls
+    /// that failed on an unreachable upstream (the others worked): what the server does once its
+    /// upstream failed (a circuit breaker, a retry limit), not a bug of these calls.
+    AfterUpstream,
 }
 
 /// Everything learned about one finding, with how the judge first saw it.
@@ -207,6 +211,12 @@ impl Facts {
             Fact::LongLived(first) => Some(first.as_str()),
             _ => None,
         })
+    }
+
+    /// Whether it comes only after calls that failed on an unreachable upstream.
+    #[must_use]
+    pub fn after_upstream(&self) -> bool {
+        self.learned.contains(&Fact::AfterUpstream)
     }
 
     /// Whether the config file expects the tool's slowness.

@@ -498,6 +498,23 @@ fn a_bug_behind_an_open_circuit_breaker_is_found_on_a_fresh_process() {
 }
 
 #[test]
+fn a_breaker_opened_by_an_unreachable_upstream_is_no_failure() {
+    // See: issue 30 item 7 (shadcn-ui 2.0.0 offline: a 2-tool failure whose message was its
+    // breaker's "Service temporarily unavailable due to previous failures").
+    let (code, r, _) = run_json("fx-upstream-breaker", &["--cases", "3"]);
+    assert_eq!(code, SUCCESS, "{r:#}");
+    let breaker: Vec<&Value> = findings_of_kind(&r, "internal-error")
+        .into_iter()
+        .filter(|f| f["message"].as_str().is_some_and(|m| m.contains("temporarily unavailable")))
+        .collect();
+    assert_eq!(breaker.len(), 2, "one per tool: {r:#}");
+    for f in breaker {
+        assert_eq!(f["severity"], "info", "{f:#}");
+        assert!(f["message"].as_str().is_some_and(|m| m.contains("a circuit breaker")), "{f:#}");
+    }
+}
+
+#[test]
 fn hangs_time_out_and_the_run_goes_on() {
     let marker = std::env::temp_dir().join(format!("mcp-fuzz-cancel-{}", std::process::id()));
     let _ = std::fs::remove_file(&marker);

@@ -196,6 +196,13 @@ pub fn derive(f: &mut Finding) {
         }
         (None, None) => {}
     }
+    if facts.after_upstream() {
+        (kind, severity) = (FindingKind::of(outcome), Severity::Info);
+        message.push_str(
+            "; replayed from a fresh process, it comes only after calls that failed on an \
+             unreachable upstream: a circuit breaker or retry limit, not a bug of these calls",
+        );
+    }
     if let Some(first) = facts.poisoned() {
         message.push_str(&format!(
             "; later calls on that process answered `{first}` (the state this failure left; it \

@@ -96,6 +96,14 @@ pub(crate) async fn settle(
         if m.reproduced < m.reruns || a_count {
             continue;
         }
+        // A server that refuses every call after some failed on an unreachable upstream (a
+        // circuit breaker: shadcn-ui 2.0.0's "Service temporarily unavailable due to previous
+        // failures" after `getaddrinfo ENOTFOUND`) has no bug in these calls.
+        // See: issue 30 item 7.
+        if m.after_upstream {
+            learn(f, Fact::AfterUpstream);
+            continue;
+        }
         f.flaky = Some(false);
         learn(f, Fact::NeedsCalls(NeedsCalls { steps: m.steps.len(), before: steps.len() - 1 }));
         f.minimal_arguments = m.steps.last().map(|s| s.arguments.clone());

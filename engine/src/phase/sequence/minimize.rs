@@ -9,6 +9,7 @@
 use super::exec::{self, Failure, SeqStep};
 use crate::config::ShrinkConfig;
 use crate::finding::FindingKind;
+use crate::judge::Outcome;
 use crate::phase::tools::shrink::{ShrinkStats, Signature, candidates, smaller};
 use crate::server::Instance;
 use serde_json::Value;
@@ -48,6 +49,10 @@ pub struct Minimized {
     pub reruns: u32,
     /// See `reruns`.
     pub reproduced: u32,
+    /// In a failing re-run, every step before the last either worked or failed on an
+    /// unreachable upstream, and at least one did the latter: the failure is what the server
+    /// does after upstream failures (a circuit breaker), not a bug of the calls' input.
+    pub after_upstream: bool,
 }
 
 impl Minimized {
@@ -131,6 +136,11 @@ pub async fn minimize(
         if let Some((f, runs)) = runner.fails_sending(&m.steps, target).await {
             m.reproduced += 1;
             m.failure = Some(f);
+            let before = &runs[..runs.len().saturating_sub(1)];
+            m.after_upstream = before.iter().any(|r| r.outcome.names_upstream())
+                && before
+                    .iter()
+                    .all(|r| r.outcome.names_upstream() || matches!(r.outcome, Outcome::Ok));
             // Show the steps as a failing run sent and ended them (bound values included).
             for (step, run) in m.steps.iter_mut().zip(runs) {
                 step.arguments = run.arguments;
