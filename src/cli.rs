@@ -44,11 +44,14 @@ pub enum Command {
     /// Example: mcp-fuzz init -- node server.js
     Init(InitArgs),
 
-    /// Call one tool once with the given arguments and print how the call was judged and what
-    /// the server returned: the replay line of a finding.
+    /// Call one tool once with the given arguments (or get a prompt, read a resource, ask a
+    /// completion) and print how it was judged and what the server returned: the replay line of
+    /// a finding.
     ///
     /// Prints {"outcome": {"kind": ...}, "result": {...}} (the result as the server sent it,
     /// when it sent one). Exit 1 when the outcome is a failure, 0 otherwise.
+    ///
+    /// Example: mcp-fuzz call --prompt summarize --args '{"topic":"x"}' -- node server.js
     Call(CallArgs),
 
     /// Capture a server's complete tools/list as a normalized snapshot (sorted keys, tools sorted
