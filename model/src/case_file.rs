@@ -111,13 +111,15 @@ pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default()
     });
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-            .take(40)
-            .collect()
-    };
     format!("{}-{}-{}-{:08x}.json", safe(tool), safe(kind.as_str()), safe(&label), h as u32)
+}
+
+/// A name part a file system takes: ASCII letters, digits, `-` and `_`, at most 40 characters.
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .take(40)
+        .collect()
 }
 
 /// The case file name of a finding about a prompt, resource, template or completion of `kind`
@@ -126,12 +128,6 @@ pub fn file_name(tool: &str, kind: &FindingKind, case: &CaseLabel) -> String {
 pub fn surface_file_name(surface: &SurfaceRef, kind: &FindingKind) -> String {
     let identity = format!("{surface}\u{0}{}\u{0}{:?}", kind.as_str(), surface.argument);
     let h = mcp_fuzz_generators::hash::fnv1a(identity.as_bytes());
-    let safe = |s: &str| -> String {
-        s.chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
-            .take(40)
-            .collect()
-    };
     format!(
         "{}-{}-{}-{:08x}.json",
         safe(surface.kind.as_str()),

@@ -149,7 +149,7 @@ const NOTE_WIDTH: usize = 60;
 fn finding(s: &mut String, r: &Report, f: &Finding) {
     let _ = writeln!(s, "\n  [{}] {}: {} - {}", f.severity, f.subject(), f.kind, f.message);
     if let Some(c) = f.case.as_ref().filter(|_| f.sequence.is_empty()) {
-        let _ = writeln!(s, "      case: {}", super::case_text(c));
+        let _ = writeln!(s, "      case: {}", c);
     }
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(s, "      same cause: {more}");

@@ -174,7 +174,7 @@ fn checks(
 fn describe(body: &mut String, r: &Report, f: &Finding) {
     let _ = writeln!(body, "{}", f.message);
     if let Some(c) = &f.case {
-        let _ = writeln!(body, "case: {}", super::case_text(c));
+        let _ = writeln!(body, "case: {}", c);
     }
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(body, "same cause: {more}");

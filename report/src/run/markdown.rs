@@ -211,7 +211,7 @@ fn bug_report(s: &mut String, r: &Report, n: usize, f: &Finding) {
     if let Some(c) = f.case.as_ref().filter(|_| f.sequence.is_empty()) {
         let keyword =
             c.keyword.as_deref().map_or(String::new(), |k| format!(", keyword {}", code_span(k)));
-        let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&super::case_text(c)));
+        let _ = writeln!(s, "**Case:** {}{keyword}\n", text(&c.to_string()));
     }
     if let Some(more) = super::other_cases_text(f) {
         let _ = writeln!(s, "**Same cause:** {}\n", text(&more));

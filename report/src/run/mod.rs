@@ -10,7 +10,6 @@ pub mod replay;
 mod sarif;
 
 use crate::Format;
-use mcp_fuzz_model::case::CaseLabel;
 use mcp_fuzz_model::report::{MAX_OTHER_CASES, Report};
 
 pub use human::outcome_line;
@@ -35,11 +34,6 @@ pub fn render(report: &Report, format: Format) -> String {
 #[must_use]
 pub fn json(report: &Report) -> String {
     crate::pretty(&serde_json::to_value(report).expect("the report serialises"))
-}
-
-/// How a case was made, in words: the mutation and where, else the mode.
-fn case_text(c: &CaseLabel) -> String {
-    c.to_string()
 }
 
 /// The other cases that failed with a finding's cause, as one line: `4 more: boundary x2;
@@ -68,7 +62,7 @@ fn other_cases_text(f: &mcp_fuzz_model::report::Finding) -> Option<String> {
         return Some(format!("{more} more request(s) of this item failed the same way"));
     }
     let mut labels: Vec<(String, usize)> = Vec::new();
-    for text in f.other_cases.iter().take(MAX_OTHER_CASES).map(case_text) {
+    for text in f.other_cases.iter().take(MAX_OTHER_CASES).map(ToString::to_string) {
         match labels.iter_mut().find(|(t, _)| *t == text) {
             Some((_, n)) => *n += 1,
             None => labels.push((text, 1)),
@@ -327,7 +321,7 @@ mod cut_tests {
 #[cfg(test)]
 mod other_cases_tests {
     use super::*;
-    use mcp_fuzz_model::case::Mode;
+    use mcp_fuzz_model::case::{CaseLabel, Mode};
     use mcp_fuzz_model::finding::{FindingKind, Severity};
     use mcp_fuzz_model::report::Finding;
 
