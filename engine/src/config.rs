@@ -350,6 +350,7 @@ mod tests {
                 },
                 timeout: Duration::from_secs(10),
                 spares: std::sync::Arc::default(),
+                call_limit: std::sync::Arc::default(),
             },
             seed: 0,
             cases: 10,

@@ -60,6 +60,7 @@ pub async fn run(cfg: &RunConfig, mut on_event: impl FnMut(&RunEvent)) -> Result
         restarts: 0,
         calls: 0,
         spares: 0,
+        recycled: 0,
         duration_secs: 0.0,
         baseline: None,
         stopped: tools.stop.map(|s| s.to_string()),
@@ -112,6 +113,7 @@ pub async fn run(cfg: &RunConfig, mut on_event: impl FnMut(&RunEvent)) -> Result
     report.calls = calls;
     report.restarts = restarts;
     report.spares = cfg.server.spares.started();
+    report.recycled = cfg.server.call_limit.recycled();
     report.duration_secs = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
     Ok(report)
 }

@@ -24,6 +24,56 @@ pub struct ServerSpec {
     pub timeout: Duration,
     /// The warm spares of every instance of this server (shared by the clones of the spec).
     pub spares: Arc<Spares>,
+    /// The call number its processes seem to die on, whatever the calls (shared likewise).
+    pub call_limit: Arc<CallLimit>,
+}
+
+/// A call limit seen while the run goes on: once two deaths of the server's processes in a
+/// row fell on the same call number (at least [`MIN_CALL_LIMIT`]), every process is replaced by
+/// a fresh one (a warm spare) before it makes that call, so the tools after it do not lose
+/// cases to deaths their inputs did not cause. Whether the limit is real is proved after the
+/// campaign ([`crate::phase::limit`]), from the deaths seen before it was suspected.
+///
+/// See: issue 29 item 2 (a server dying on its 40th call cost 10 tools a `gave-up`).
+#[derive(Debug, Default)]
+pub struct CallLimit {
+    /// The call number of the last death (0: none yet).
+    last_death: AtomicU64,
+    /// The suspected limit (0: none).
+    limit: AtomicU64,
+    /// Processes replaced before the limit.
+    recycled: AtomicU64,
+}
+
+/// The lowest call number a limit is suspected at.
+///
+/// Why: deaths caused by the input fall on small call numbers after each restart (a tool that
+/// dies on every negative number meets them a few calls apart); two in a row on the same
+/// number of eight or more are what a counter does, and a wrong suspicion costs at most one
+/// fresh process per seven calls.
+const MIN_CALL_LIMIT: u64 = 8;
+
+impl CallLimit {
+    /// Notes a death on call `n` of its process; suspects a limit when the last death fell on
+    /// the same number.
+    fn died_on(&self, n: u64) {
+        let last = self.last_death.swap(n, Ordering::Relaxed);
+        if last == n && n >= MIN_CALL_LIMIT {
+            self.limit.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// The suspected limit, if any.
+    #[must_use]
+    pub fn suspected(&self) -> Option<u64> {
+        Some(self.limit.load(Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    /// Processes replaced before the suspected limit.
+    #[must_use]
+    pub fn recycled(&self) -> u64 {
+        self.recycled.load(Ordering::Relaxed)
+    }
 }
 
 /// Server processes started ahead of need, past their handshake, so that a restart, a
@@ -119,6 +169,9 @@ pub struct Instance<'s> {
     replaced: bool,
     /// The next processes, started ahead of need ([`Spares`]), oldest first.
     spares: std::collections::VecDeque<Spare>,
+    /// Its deaths count towards a suspected call limit, and its processes are replaced before
+    /// it ([`CallLimit`]): the tools phase's instances, whose calls are independent cases.
+    recycles: bool,
 }
 
 pub use mcp_fuzz_model::report::History;
@@ -218,7 +271,18 @@ impl<'s> Instance<'s> {
             history: Some(History::default()),
             replaced: false,
             spares: std::collections::VecDeque::new(),
+            recycles: false,
         }
+    }
+
+    /// This instance's deaths count towards a suspected call limit, and its processes are
+    /// replaced before it. Not for sequences, whose state a replaced process would lose (and
+    /// whose deaths come from that state), nor for the proof of the limit and the history
+    /// replays, which must run into it.
+    #[must_use]
+    pub fn recycling(mut self) -> Self {
+        self.recycles = true;
+        self
     }
 
     /// Connects to the server now.
@@ -338,6 +402,18 @@ impl<'s> Instance<'s> {
         self.renewing = true;
     }
 
+    /// Replaces the process before it makes the call a suspected limit would kill it on.
+    async fn recycle(&mut self) {
+        let limit = self.spec.call_limit.suspected();
+        if self.recycles
+            && self.conn.is_some()
+            && limit.is_some_and(|n| self.calls_on_conn + 1 >= n)
+        {
+            self.spec.call_limit.recycled.fetch_add(1, Ordering::Relaxed);
+            self.renew().await;
+        }
+    }
+
     /// Adds a call to the current process's history (copied only when a failure kept the
     /// history as it was).
     fn remember(&mut self, tool: &str, arguments: &Map<String, Value>) {
@@ -373,6 +449,7 @@ impl<'s> Instance<'s> {
         keep: Keep,
     ) -> Result<Called, ConnectError> {
         let timeout = self.timeout;
+        self.recycle().await;
         let conn = Arc::clone(self.ensure().await?);
         self.remember(tool, arguments);
         let (reply, exchange) = send(&conn, tool, arguments, keep, timeout).await;
@@ -398,6 +475,7 @@ impl<'s> Instance<'s> {
         patience: Duration,
     ) -> Result<Attempt, ConnectError> {
         let timeout = self.timeout;
+        self.recycle().await;
         let conn = Arc::clone(self.ensure().await?);
         self.remember(tool, arguments);
         // Polled here first; moved into a task of its own only if it outlasts its patience
@@ -503,6 +581,9 @@ impl<'s> Instance<'s> {
         ))
         .then(|| self.history.clone())
         .flatten();
+        if self.recycles && matches!(outcome, Outcome::Exited { .. }) {
+            self.spec.call_limit.died_on(call_no);
+        }
         if restarted {
             self.drop_connection().await;
         }

@@ -50,6 +50,10 @@ pub struct Report {
     /// instead of waiting for a start); only for servers that start slowly.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub spares: u64,
+    /// Server processes replaced before the call number their predecessors died on (a call
+    /// limit suspected during the run), so that no tool lost cases to it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recycled: u64,
     /// Wall time, in seconds.
     pub duration_secs: f64,
     /// What `--baseline` did, when one was given.
@@ -106,6 +110,9 @@ pub struct ToolReport {
     /// The valid cases made with value hints (`[hints]` in mcp-fuzz.toml), when there were any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hinted: Option<Hinted>,
+    /// Cases not sent because their class kept killing or hanging the server the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_sent: Vec<NotSent>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -128,6 +135,37 @@ impl ToolReport {
             .then(|| format!("0 of {valid} valid calls succeeded"))
     }
 
+    /// "12 cases not sent: same cause as exited: status 7 (negative number at `/factor`)", for
+    /// a tool whose cases of a class kept killing the server.
+    #[must_use]
+    pub fn not_sent_note(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .not_sent
+            .iter()
+            .map(|n| {
+                format!(
+                    "{} not sent: same cause as {} ({})",
+                    crate::text::count(n.cases, "case"),
+                    n.cause,
+                    n.class
+                )
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// The note of the tool's line in a table: why it was not called or stopped, else what its
+    /// coverage lacks; and the cases not sent, if any.
+    #[must_use]
+    pub fn note(&self) -> String {
+        let first = if self.status == ToolStatus::Tested {
+            self.coverage_note().or_else(|| self.hinted_note())
+        } else {
+            self.reason.clone()
+        };
+        [first, self.not_sent_note()].into_iter().flatten().collect::<Vec<_>>().join("; ")
+    }
+
     /// "3 of 10 hinted calls succeeded", for a tool called with value hints.
     #[must_use]
     pub fn hinted_note(&self) -> Option<String> {
@@ -148,6 +186,7 @@ impl ToolReport {
             outcomes: BTreeMap::new(),
             valid_succeeded: None,
             hinted: None,
+            not_sent: Vec::new(),
             extra: Map::new(),
             skip: None,
             waited: false,
@@ -177,6 +216,20 @@ impl ToolReport {
     pub fn total_cases(&self) -> u64 {
         self.cases.boundary + self.cases.valid + self.cases.invalid
     }
+}
+
+/// Cases of a tool not sent: once the server died (or hung) the same way on three of them,
+/// the cases sharing every trait of those (and with no case of the class surviving) are known
+/// to end the same way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotSent {
+    /// How many.
+    pub cases: u64,
+    /// The death's signature: the cause of its outcome (`exited: status 7`, `timeout`).
+    pub cause: String,
+    /// The traits the class shares, in words (`negative number at `/factor``).
+    pub class: String,
 }
 
 /// Valid cases made with value hints: how many were called, how many succeeded.

@@ -49,8 +49,8 @@ fn an_updated_baseline_makes_the_next_run_pass() {
     let human = fuzz("example-notes", &["--baseline", &b]);
     human.assert_code(SUCCESS);
     assert!(human.stdout.contains("baselined not shown"), "{}", human.stdout);
-    // --fail-under still judges the score, which a baseline does not change.
-    fuzz("example-notes", &["--baseline", &b, "--fail-under", "90"]).assert_code(FINDINGS);
+    // --fail-under still judges the score (91.7% here), which a baseline does not change.
+    fuzz("example-notes", &["--baseline", &b, "--fail-under", "95"]).assert_code(FINDINGS);
 }
 
 #[test]

@@ -24,6 +24,16 @@ fn run_json(fixture: &str, args: &[&str]) -> (i32, Value, String) {
     run_json_at(own.path(), args)
 }
 
+/// The kinds of a report's findings, in order.
+fn kinds(report: &Value) -> Vec<&str> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect()
+}
+
 /// The one failure finding about `tool`.
 fn failure<'a>(report: &'a Value, tool: &str) -> &'a Value {
     let all: Vec<&Value> = report["findings"]
@@ -102,17 +112,52 @@ fn a_crash_that_depends_on_the_call_count_is_flaky_and_its_call_limit_proved() {
 }
 
 #[test]
+fn a_call_limit_seen_twice_is_recycled_before_it_kills_again() {
+    // Two processes die on call 40: every process after them is replaced before its 40th
+    // call, so the run sees no third death, and the limit is still proved from the two.
+    let (_, r, _) = run_json("fx-crash-every-40", &["--cases", "200"]);
+    assert!(r["recycled"].as_u64().expect("recycled: processes replaced") >= 1, "{r:#}");
+    let d = &r["findings"].as_array().expect("findings")[0];
+    assert_eq!(d["kind"], "dies-after-calls", "{r:#}");
+    assert_eq!(d["members"][0]["deathCalls"], json!([40, 40]), "two deaths, no third: {d:#}");
+    assert_eq!(r["tools"][0]["status"], "tested", "no case was lost to the limit: {r:#}");
+}
+
+#[test]
+fn a_class_of_cases_that_keeps_killing_the_server_is_not_sent_again() {
+    // fx-slow-start's `scale` exits on every negative factor: after three such deaths (and no
+    // negative factor that survived), the other negative factors are not sent; the positive
+    // ones and the invalid cases still are, so the tool does not give up.
+    let (_, r, _) = run_json("fx-slow-start", &["--cases", "100", "--no-stateful"]);
+    let scale = &r["tools"][0];
+    assert_eq!(scale["name"], "scale");
+    assert_eq!(scale["status"], "tested", "{scale:#}");
+    let not_sent = &scale["notSent"][0];
+    assert!(not_sent["cases"].as_u64().expect("cases") >= 10, "{scale:#}");
+    assert_eq!(not_sent["class"], "negative number at `/factor`", "{scale:#}");
+    assert!(not_sent["cause"].as_str().expect("cause").contains("status 7"), "{scale:#}");
+    // Three deaths make the class; a negative fraction may still widen it (from "negative
+    // whole number" to "negative number") before the restart budget of five.
+    let deaths = scale["outcomes"]["exited"].as_u64().expect("deaths");
+    assert!((3..=5).contains(&deaths), "{scale:#}");
+    let kinds = kinds(&r);
+    assert!(kinds.contains(&"exited") && !kinds.contains(&"gave-up"), "{kinds:?}");
+    let exe = server_path("fx-slow-start");
+    let human = finish(
+        command(["-q", "--cases", "100", "--no-stateful", "--no-protocol", "--", &exe])
+            .spawn()
+            .expect("starts"),
+    )
+    .stdout;
+    assert!(human.contains("not sent: same cause as exited"), "{human}");
+}
+
+#[test]
 fn a_server_that_dies_at_random_after_a_warm_up_has_no_call_limit() {
     // fx-flaky dies one time in three once a process has had 20 calls: deaths on scattered
     // call numbers, which six fresh processes in a row repeat one time in 729 at worst.
     let (_, r, _) = run_json("fx-flaky", &["--cases", "50"]);
-    let kinds: Vec<&str> = r["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter_map(|f| f["kind"].as_str())
-        .collect();
-    assert_eq!(kinds, ["flaky"], "{r:#}");
+    assert_eq!(kinds(&r), ["flaky"], "{r:#}");
 }
 
 #[test]

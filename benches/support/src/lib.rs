@@ -26,6 +26,7 @@ pub fn stdio(command: &Path, env: &[(&str, &str)]) -> ServerSpec {
         },
         timeout: Duration::from_secs(10),
         spares: std::sync::Arc::default(),
+        call_limit: std::sync::Arc::default(),
     }
 }
 

@@ -44,6 +44,7 @@ impl Profile {
             },
             timeout,
             spares: std::sync::Arc::default(),
+            call_limit: std::sync::Arc::default(),
         }
     }
 

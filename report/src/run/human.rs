@@ -2,7 +2,7 @@
 //! arguments, outcome and a one-line replay command, then the score.
 
 use crate::text::clip;
-use mcp_fuzz_model::finding::{Severity, ToolStatus};
+use mcp_fuzz_model::finding::Severity;
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::report::{Finding, Report};
 use mcp_fuzz_model::text::count;
@@ -99,7 +99,12 @@ pub fn render(r: &Report) -> String {
     let spares =
         if r.spares > 0 { format!(", {}", count(r.spares, "warm spare")) } else { String::new() };
     let (calls, restarts) = (count(r.calls, "call"), count(r.restarts, "restart"));
-    let _ = writeln!(s, "{calls}, {restarts}{spares}, {:.1}s", r.duration_secs);
+    let recycled = if r.recycled > 0 {
+        format!(", {} replaced before a call limit", count(r.recycled, "process"))
+    } else {
+        String::new()
+    };
+    let _ = writeln!(s, "{calls}, {restarts}{spares}{recycled}, {:.1}s", r.duration_secs);
     if let Some(why) = &r.stopped {
         let _ = writeln!(s, "Stopped early: {why}; the cases not run were not judged.");
     }
@@ -127,11 +132,7 @@ pub fn tool_table(r: &Report) -> String {
             count(t.graceful),
             t.score.map_or("-".into(), |p| format!("{p:.1}%")),
             findings.to_string(),
-            if t.status == ToolStatus::Tested {
-                t.coverage_note().or_else(|| t.hinted_note()).unwrap_or_default()
-            } else {
-                t.reason.clone().unwrap_or_default()
-            },
+            t.note(),
         ]);
     }
     let mut table = b.build();

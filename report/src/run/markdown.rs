@@ -5,7 +5,7 @@
 use super::human::outcome_line;
 use super::replay::replay_line;
 use crate::writers::markdown::{code_block, code_span, details, table, text};
-use mcp_fuzz_model::finding::{Severity, ToolStatus};
+use mcp_fuzz_model::finding::Severity;
 use mcp_fuzz_model::report::{Finding, Report};
 use mcp_fuzz_model::text::count;
 use serde_json::Value;
@@ -95,11 +95,7 @@ fn tools_section(s: &mut String, r: &Report) {
                 if called { t.total_cases().to_string() } else { "-".into() },
                 if called { format!("{}/{}", t.graceful, t.cases.invalid) } else { "-".into() },
                 t.score.map_or("-".into(), |p| format!("{p:.1}%")),
-                if t.status == ToolStatus::Tested {
-                    text(&t.coverage_note().or_else(|| t.hinted_note()).unwrap_or_default())
-                } else {
-                    text(t.reason.as_deref().unwrap_or(""))
-                },
+                text(&t.note()),
             ]
         })
         .collect();

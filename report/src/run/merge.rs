@@ -74,6 +74,7 @@ pub fn merge(shards: Vec<(String, Report)>) -> Result<Report, ReportError> {
         };
         merged.restarts += report.restarts;
         merged.spares += report.spares;
+        merged.recycled += report.recycled;
         merged.calls += report.calls;
         merged.duration_secs = merged.duration_secs.max(report.duration_secs);
         merged.baseline = match (merged.baseline.take(), report.baseline) {

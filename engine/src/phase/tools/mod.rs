@@ -3,6 +3,7 @@
 //! results rebuilt in case order ([`collect`]), judged, its timeouts settled ([`timeouts`]) and
 //! every failure shrunk ([`shrink`]). [`run`] takes the tools in listing order.
 
+pub(crate) mod class;
 pub(crate) mod collect;
 pub mod feed;
 pub(crate) mod finish;
@@ -66,6 +67,7 @@ pub(crate) async fn run<'s>(
 ) -> ToolsOutcome {
     let mut slots: Vec<Instance<'s>> = std::iter::once(first)
         .chain((1..cfg.campaign.jobs.max(1)).map(|_| Instance::new(&cfg.server, None)))
+        .map(Instance::recycling)
         .collect();
     let mut findings = Vec::new();
     // Each tool's line and findings, in listing order (`None` while its finishing waits).
@@ -137,7 +139,7 @@ pub(crate) async fn run<'s>(
     // The tools left waiting finish together, each on a server instance of its own (their
     // shrinking and re-runs call the server), in listing order as they end.
     let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started, c)| {
-        let mut slot = Instance::new(&cfg.server, None);
+        let mut slot = Instance::new(&cfg.server, None).recycling();
         slot.set_timeout(c.server.timeout);
         async move {
             let ran = started.finish(&c, &mut slot, deadline).await;

@@ -83,6 +83,7 @@ mod tests {
                 },
                 timeout: Duration::from_secs(1),
                 spares: std::sync::Arc::default(),
+                call_limit: std::sync::Arc::default(),
             },
             seed: 0,
             cases: 1,

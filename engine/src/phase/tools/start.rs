@@ -6,6 +6,8 @@ use crate::config::RunConfig;
 use crate::finding::{StopReason, ToolStatus};
 use crate::judge::Outcome;
 use crate::judge::schema_finding;
+use crate::phase::tools::class::all_traits;
+use crate::phase::tools::collect::masked_invalid;
 use crate::phase::tools::feed::Pool;
 use crate::phase::tools::plan::{Case, hinted, on_worked, plan, tool_seed};
 use crate::phase::tools::worker::{Done, Shared, Stop, work};
@@ -121,11 +123,13 @@ pub(crate) async fn start_tool<'t>(ctx: Context<'_, '_>, tool: &'t Tool) -> Begu
     loop {
         let mut tick = || on_event(ToolEvent::CaseFinished);
         let tick_cell: RefCell<&mut dyn FnMut()> = RefCell::new(&mut tick);
+        let traits = all_traits(&cases);
         let shared = Shared {
             tool: &tool.name,
             cases: &cases,
             output: output.as_ref(),
             feed: campaign.feed,
+            traits: &traits,
             patience: patience(cfg.server.timeout),
             stop: RefCell::new(stop),
             on_case: &tick_cell,
@@ -145,7 +149,8 @@ pub(crate) async fn start_tool<'t>(ctx: Context<'_, '_>, tool: &'t Tool) -> Begu
         if from > 0 || broken.is_some() || stop.halts_before(cases.len()) {
             break;
         }
-        let Some(base) = worked_base(&cases, &done) else { break };
+        let masked = masked_invalid(&cases, &traits, &done);
+        let Some(base) = worked_base(&cases, &done, masked) else { break };
         let more = on_worked(&generator, base, &cases);
         if more.is_empty() {
             break;
@@ -191,9 +196,10 @@ impl Started<'_> {
 /// The valid call that worked whose arguments the mutations are applied to, if one pays: the
 /// first that worked with values from an earlier result or a hint, else the first that worked
 /// when at most a quarter of the valid calls did (a check the generated values rarely pass,
-/// such as a name that must exist). When most valid calls work, the planned mutations already
-/// get past the tool's checks, and a second wave would only cost calls.
-fn worked_base<'c>(cases: &'c [Case], done: &[Done]) -> Option<&'c Case> {
+/// such as a name that must exist) or when a known death `masked` planned mutations (they were
+/// built on a value that kills the server). When most valid calls work, the planned mutations
+/// already get past the tool's checks, and a second wave would only cost calls.
+fn worked_base<'c>(cases: &'c [Case], done: &[Done], masked: bool) -> Option<&'c Case> {
     let valid: Vec<(&Case, bool)> = done
         .iter()
         .map(|d| (&cases[d.index], matches!(d.outcome, Outcome::Ok)))
@@ -202,7 +208,7 @@ fn worked_base<'c>(cases: &'c [Case], done: &[Done]) -> Option<&'c Case> {
     let worked = || valid.iter().filter(|(_, ok)| *ok).map(|(c, _)| *c);
     worked().find(|c| c.label.fed.is_some() || !c.label.hinted.is_empty()).or_else(|| {
         let rare = worked().count() * 4 <= valid.len();
-        worked().next().filter(|_| rare)
+        worked().next().filter(|_| rare || masked)
     })
 }
 

@@ -11,13 +11,14 @@
 
 use crate::config::MAX_RESTARTS_PER_TOOL;
 use crate::judge::Outcome;
+use crate::phase::tools::class::{Decision, Order, Trait};
 use crate::phase::tools::plan::Case;
 use crate::server::{Attempt, Called, History, Instance, Keep, Waiting, patience};
 use crate::transport::LateWatch;
 use futures_util::future::join_all;
 use serde_json::Value;
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 /// Calls whose outcomes all name an unreachable upstream before a tool is called no more.
@@ -56,11 +57,19 @@ pub(crate) fn failure_key(case: &Case, outcome: &Outcome) -> Option<FailureKey> 
 
 /// What the workers of one tool share: where to stop.
 pub(crate) struct Stop {
-    /// Cases that restarted the server, with whether the case was a valid one.
+    /// Cases that restarted the server, with whether the case was a valid one: those a single
+    /// job certainly sent too (decided after every case before them had ended).
     ///
     /// Valid and invalid cases have separate restart budgets: a tool that dies on every valid
     /// input still gets its invalid cases run, so its score means something.
     restarts: Vec<(usize, bool)>,
+    /// What a single job decided for the cases before [`Stop::next`], all ended or not sent.
+    order: Order,
+    /// The first case not yet ended or not sent.
+    next: usize,
+    /// The cases after it that ended (with whether they restarted the server, and how), or
+    /// were not sent (`None`).
+    pending: BTreeMap<usize, Option<(bool, Outcome)>>,
     /// Cases that failed, with their identity.
     failures: Vec<(usize, FailureKey)>,
     /// Failure findings still allowed before `--max-failures` stops the run.
@@ -76,6 +85,9 @@ impl Stop {
     pub fn new(failures_left: Option<usize>, deadline: Option<Instant>) -> Self {
         Self {
             restarts: Vec::new(),
+            order: Order::default(),
+            next: 0,
+            pending: BTreeMap::new(),
             failures: Vec::new(),
             failures_left,
             broken: None,
@@ -127,9 +139,29 @@ impl Stop {
             || self.bound().is_some_and(|b| index > b)
     }
 
-    /// This case is left out: its kind (valid or invalid) used up its restarts.
-    fn skips(&self, index: usize, valid: bool) -> bool {
-        self.restart_bound(valid).is_some_and(|b| index > b)
+    /// This case is not sent: as a single job decides it ([`Order`]) when every case before it
+    /// has ended, else when its kind (valid or invalid) certainly used up its restarts.
+    fn skips(&self, index: usize, case: &Case, traits: &BTreeSet<Trait>) -> bool {
+        if self.next == index {
+            return self.order.decide(case, traits) != Decision::Send;
+        }
+        self.restart_bound(case.label.mode.is_valid()).is_some_and(|b| index > b)
+    }
+
+    /// Notes that case `index` ended (`Some`: whether it restarted the server, and its
+    /// outcome) or was not sent, and follows a single job's decisions as far as every case has.
+    fn settle(&mut self, index: usize, ended: Option<(bool, Outcome)>, shared: &Shared<'_, '_>) {
+        self.pending.insert(index, ended);
+        while let Some(ended) = self.pending.remove(&self.next) {
+            let (case, traits) = (&shared.cases[self.next], &shared.traits[self.next]);
+            // A case sent before a single job would have left it out is not one of its cases.
+            if let (Some((restarted, outcome)), Decision::Send) =
+                (ended, self.order.decide(case, traits))
+            {
+                self.order.ran(case, traits, restarted, &outcome);
+            }
+            self.next += 1;
+        }
     }
 }
 
@@ -152,6 +184,8 @@ pub(crate) struct Shared<'a, 'p> {
     pub cases: &'a [Case],
     pub output: Option<&'a jsonschema::Validator>,
     pub feed: bool,
+    /// The traits of each case, for the class rule.
+    pub traits: &'a [BTreeSet<Trait>],
     /// How long a call runs before it may go on in the background.
     pub patience: Duration,
     pub stop: RefCell<Stop>,
@@ -174,13 +208,15 @@ pub(crate) async fn work(
     let keep = case_keep(shared.feed);
     for i in mine {
         let case = &shared.cases[i];
-        let valid = case.label.mode.is_valid();
         if shared.stop.borrow().halts_before(i) {
             break;
         }
-        if shared.stop.borrow().skips(i, valid) {
+        if shared.stop.borrow().skips(i, case, &shared.traits[i]) {
+            shared.stop.borrow_mut().settle(i, None, shared);
             continue;
         }
+        // Sent with every case before it ended: a single job sends it too.
+        let certain = shared.stop.borrow().next == i;
         // Once a call went to the background, the server serves calls concurrently: the next
         // slow ones need not hold the worker back as long (up to MAX_IN_FLIGHT at once).
         let running = waiting.iter().filter(|(_, w): &&(usize, Waiting)| !w.is_finished()).count();
@@ -200,7 +236,7 @@ pub(crate) async fn work(
                     // Back off a little more after each restart of the same tool.
                     tokio::time::sleep(Duration::from_millis(20 * u64::from(restarts))).await;
                 }
-                done.push(record(shared, i, c));
+                done.push(record(shared, i, c, certain));
             }
         }
     }
@@ -291,7 +327,7 @@ fn broken(shared: &Shared<'_, '_>, i: usize, e: &impl std::fmt::Display) -> Stri
 }
 
 /// Notes case `i`'s outcome for the stop rules and the progress.
-fn record(shared: &Shared<'_, '_>, i: usize, c: Called) -> Done {
+fn record(shared: &Shared<'_, '_>, i: usize, c: Called, certain: bool) -> Done {
     let case = &shared.cases[i];
     {
         let mut stop = shared.stop.borrow_mut();
@@ -299,9 +335,10 @@ fn record(shared: &Shared<'_, '_>, i: usize, c: Called) -> Done {
         if let Some(key) = failure_key(case, &c.outcome) {
             stop.failures.push((i, key));
         }
-        if c.restarted {
+        if c.restarted && certain {
             stop.restarts.push((i, case.label.mode.is_valid()));
         }
+        stop.settle(i, Some((c.restarted, c.outcome.clone())), shared);
     }
     (shared.on_case.borrow_mut())();
     finished(i, c)
@@ -310,9 +347,14 @@ fn record(shared: &Shared<'_, '_>, i: usize, c: Called) -> Done {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_fuzz_model::case::{CaseLabel, Mode};
 
     fn key(kind: &'static str) -> FailureKey {
         kind.to_owned()
+    }
+
+    fn case(mode: Mode) -> Case {
+        Case { label: CaseLabel::of(mode), arguments: serde_json::Map::new(), draw: None }
     }
 
     #[test]
@@ -325,9 +367,12 @@ mod tests {
         assert_eq!(stop.restart_bound(true), Some(11), "the sixth restart in case order");
         stop.restarts.push((0, true));
         assert_eq!(stop.restart_bound(true), Some(9), "an earlier restart moves the point earlier");
-        assert!(stop.skips(10, true));
-        assert!(!stop.skips(9, true), "cases up to the point still run");
-        assert!(!stop.skips(10, false), "invalid cases have a budget of their own");
+        // Case 0 has not ended: the decisions fall back on the restart budget.
+        let (valid, invalid) = (case(Mode::Valid), case(Mode::Invalid));
+        let none = BTreeSet::new();
+        assert!(stop.skips(10, &valid, &none));
+        assert!(!stop.skips(9, &valid, &none), "cases up to the point still run");
+        assert!(!stop.skips(10, &invalid, &none), "invalid cases have a budget of their own");
         assert!(!stop.halts_before(10), "restarts leave out cases, they do not stop the tool");
         assert_eq!(stop.restart_bound(false), None);
 
