@@ -296,7 +296,12 @@ fn same_seed_same_report_for_one_and_two_jobs() {
         r["restarts"] = Value::Null;
         r
     };
-    for (fixture, extra) in [("fx-combo", &["--cases", "10"][..]), ("fx-ids", &[][..])] {
+    // fx-exit-on-input: cases not sent under a known death are decided as one job would.
+    for (fixture, extra) in [
+        ("fx-combo", &["--cases", "10"][..]),
+        ("fx-ids", &[][..]),
+        ("fx-exit-on-input", &["--cases", "60"][..]),
+    ] {
         let one: Vec<&str> = [&["--seed", "7", "--jobs", "1"][..], extra].concat();
         let two: Vec<&str> = [&["--seed", "7", "--jobs", "2"][..], extra].concat();
         // One server path for both runs: the report records the command.
