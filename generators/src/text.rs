@@ -20,6 +20,19 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// The first meaningful line of a text, cut to `max` characters: not blank, not a lone brace or
+/// bracket of a pretty-printed JSON text (whose first line is `{`).
+///
+/// ```
+/// use mcp_fuzz_generators::text::first_line;
+/// assert_eq!(first_line("{\n  \"error\": \"no\"\n}", 80), "\"error\": \"no\"");
+/// ```
+#[must_use]
+pub fn first_line(s: &str, max: usize) -> String {
+    let meaningful = |l: &&str| !l.trim().is_empty() && !matches!(l.trim(), "{" | "[" | "}" | "]");
+    clip(s.lines().find(meaningful).unwrap_or("").trim(), max)
+}
+
 /// `n` and a regular noun, agreeing: `1 failure`, `3 failures`, `2 breaches` (`-es` after a
 /// sibilant: s, x, z, ch, sh).
 ///

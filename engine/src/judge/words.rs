@@ -70,8 +70,7 @@ pub fn describe_request(o: &Outcome) -> String {
 /// The first meaningful line: not blank, not a lone brace of a pretty-printed JSON text.
 #[must_use]
 pub fn first_line(s: &str) -> String {
-    let meaningful = |l: &&str| !l.trim().is_empty() && !matches!(l.trim(), "{" | "[" | "}" | "]");
-    clip(s.lines().find(meaningful).unwrap_or("").trim())
+    text::first_line(s, text::LINE)
 }
 
 /// A server's text cut to one line's length.

@@ -1,7 +1,7 @@
 //! The one-screen human summary of a run: a per-tool table (tabled), then each finding with its
 //! arguments, outcome and a one-line replay command, then the score.
 
-use crate::text::clip;
+use crate::text::{clip, first_line};
 use mcp_fuzz_model::finding::Severity;
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::report::{Finding, Report};
@@ -263,7 +263,7 @@ pub fn outcome_line(o: &Outcome) -> String {
             .iter()
             .filter(|(k, _)| *k != "kind" && *k != "stderr")
             .map(|(k, v)| match v {
-                Value::String(s) => format!("{k}: {}", clip(s.lines().next().unwrap_or(""))),
+                Value::String(s) => format!("{k}: {}", first_line(s)),
                 Value::Object(e) if k == "exit" => match (e.get("code"), e.get("signal")) {
                     (Some(c), _) if !c.is_null() => format!("exit status {c}"),
                     (_, Some(sig)) if !sig.is_null() => format!("killed by signal {sig}"),
@@ -282,6 +282,13 @@ pub fn outcome_line(o: &Outcome) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_outcome_line_quotes_the_first_meaningful_line_of_a_pretty_printed_text() {
+        // n8n-mcp 2.87.0 answers `{\n  "error": "Workflow patterns not generated yet..."\n}`.
+        let o = Outcome::UnflaggedError { text: "{\n  \"error\": \"not generated\"\n}".into() };
+        assert_eq!(outcome_line(&o), "unflagged-error (text: \"error\": \"not generated\")");
+    }
 
     #[test]
     fn alike_tool_warnings_are_one_entry_naming_their_tools() {
