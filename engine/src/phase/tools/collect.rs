@@ -5,34 +5,12 @@
 
 use crate::finding::{FindingKind, Severity, StopReason, ToolStatus};
 use crate::judge::Outcome;
-use crate::phase::tools::class::{Decision, Known, Order, Trait, all_traits};
+use crate::phase::tools::class::{Decision, Known, Order, all_traits};
 use crate::phase::tools::worker::{Done, failure_key};
 use crate::report::{Finding, History, NotSent, ToolReport};
 use crate::transport::LateWatch;
 use mcp_fuzz_model::case::{Case, Mode};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Whether a single job would leave out an invalid case because its class keeps killing the
-/// server: its mutation was built on a value that dies (the simplest `limit`, 0, divides by
-/// zero), so what it tests is masked, and the mutations are worth applying to a call that
-/// worked.
-pub(crate) fn masked_invalid(cases: &[Case], traits: &[BTreeSet<Trait>], done: &[Done]) -> bool {
-    let mut order = Order::default();
-    let mut done = done.iter().peekable();
-    for (index, case) in cases.iter().enumerate() {
-        match order.decide(case, &traits[index]) {
-            Decision::Send => {}
-            Decision::NotSent(_) if !case.label.mode.is_valid() => return true,
-            _ => {
-                done.next_if(|d| d.index == index);
-                continue;
-            }
-        }
-        let Some(d) = done.next_if(|d| d.index == index) else { return false };
-        order.ran(case, &traits[index], d.restarted, &d.outcome);
-    }
-    false
-}
 
 /// A tool's results in case order, with what its ending needs to know about them.
 pub(super) struct Kept {

@@ -7,7 +7,6 @@ use crate::finding::{StopReason, ToolStatus};
 use crate::judge::Outcome;
 use crate::judge::schema_finding;
 use crate::phase::tools::class::all_traits;
-use crate::phase::tools::collect::masked_invalid;
 use crate::phase::tools::feed::Pool;
 use crate::phase::tools::plan::{Case, hinted, on_worked, plan, tool_seed};
 use crate::phase::tools::worker::{Done, Shared, Stop, work};
@@ -149,8 +148,7 @@ pub(crate) async fn start_tool<'t>(ctx: Context<'_, '_>, tool: &'t Tool) -> Begu
         if from > 0 || broken.is_some() || stop.halts_before(cases.len()) {
             break;
         }
-        let masked = masked_invalid(&cases, &traits, &done);
-        let Some(base) = worked_base(&cases, &done, masked) else { break };
+        let Some(base) = worked_base(&cases, &done, stop.masked()) else { break };
         let more = on_worked(&generator, base, &cases);
         if more.is_empty() {
             break;

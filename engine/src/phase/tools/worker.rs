@@ -70,6 +70,8 @@ pub(crate) struct Stop {
     /// The cases after it that ended (with whether they restarted the server, and how), or
     /// were not sent (`None`).
     pending: BTreeMap<usize, Option<(bool, Outcome)>>,
+    /// An invalid case before [`Stop::next`] was not sent under a known death.
+    masked: bool,
     /// Cases that failed, with their identity.
     failures: Vec<(usize, FailureKey)>,
     /// Failure findings still allowed before `--max-failures` stops the run.
@@ -88,6 +90,7 @@ impl Stop {
             order: Order::default(),
             next: 0,
             pending: BTreeMap::new(),
+            masked: false,
             failures: Vec::new(),
             failures_left,
             broken: None,
@@ -154,14 +157,25 @@ impl Stop {
         self.pending.insert(index, ended);
         while let Some(ended) = self.pending.remove(&self.next) {
             let (case, traits) = (&shared.cases[self.next], &shared.traits[self.next]);
-            // A case sent before a single job would have left it out is not one of its cases.
-            if let (Some((restarted, outcome)), Decision::Send) =
-                (ended, self.order.decide(case, traits))
-            {
-                self.order.ran(case, traits, restarted, &outcome);
+            match (ended, self.order.decide(case, traits)) {
+                (Some((restarted, outcome)), Decision::Send) => {
+                    self.order.ran(case, traits, restarted, &outcome);
+                }
+                (_, Decision::NotSent(_)) if !case.label.mode.is_valid() => self.masked = true,
+                // A case sent before a single job would have left it out is not one of its
+                // cases.
+                _ => {}
             }
             self.next += 1;
         }
+    }
+
+    /// Whether a single job left out an invalid case because its class keeps killing the
+    /// server (as far as every case has ended): its mutation was built on a value that dies
+    /// (the simplest `limit`, 0, divides by zero), so what it tests is masked, and the
+    /// mutations are worth applying to a call that worked.
+    pub(crate) fn masked(&self) -> bool {
+        self.masked
     }
 }
 
