@@ -263,8 +263,10 @@ pub struct OutputArgs {
 /// How to reach the server (shared by `run` and `call`).
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// Connect to a streamable HTTP endpoint instead of starting a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command", help_heading = "Server")]
+    /// Reach the server over streamable HTTP at URL. With a command after `--`, mcp-fuzz
+    /// starts (and restarts) that command and waits for the URL; `{port}` in the URL, the
+    /// command or an --env value is a free loopback port per process, also passed as PORT.
+    #[arg(long, value_name = "URL", help_heading = "Server")]
     pub http: Option<String>,
 
     /// Extra HTTP header `Name: value` (repeatable); values never appear in any output.

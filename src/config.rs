@@ -8,7 +8,7 @@ use crate::errors::CliError;
 use mcp_fuzz_engine::config::{RunConfig, parse_duration};
 use mcp_fuzz_engine::config_file::{ConfigFile, Count, DEFAULT_PROFILE, Profile, Seconds};
 use mcp_fuzz_engine::server::ServerSpec;
-use mcp_fuzz_engine::transport::Target;
+use mcp_fuzz_engine::transport::{Launch, Target, check_launch};
 use mcp_fuzz_report::Format;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -73,7 +73,26 @@ pub fn target(args: &TargetArgs) -> Result<Target, CliError> {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        return Ok(Target::Http { url: url.clone(), headers });
+        let launch = if args.command.is_empty() {
+            if args.cwd.is_some() || args.inherit_env || !args.env.is_empty() {
+                return Err(CliError::Usage(
+                    "--env, --inherit-env and --cwd go with a server command after `--`; a \
+                     server reached by --http alone is already running"
+                        .into(),
+                ));
+            }
+            None
+        } else {
+            let launch = Launch {
+                command: args.command.clone(),
+                env: env_pairs(args)?,
+                inherit_env: args.inherit_env,
+                cwd: args.cwd.clone(),
+            };
+            check_launch(url, &launch).map_err(CliError::Usage)?;
+            Some(launch)
+        };
+        return Ok(Target::Http { url: url.clone(), headers, launch });
     }
     if args.command.is_empty() {
         return Err(CliError::Usage("no server given: pass the server command after `--` (e.g. `mcp-fuzz -- node server.js`) or --http URL".into()));
@@ -109,7 +128,12 @@ fn server_flags(args: &TargetArgs) -> Result<Profile, CliError> {
 /// # Errors
 /// A malformed `--env`.
 pub fn with_server_flags(mut target: Target, args: &TargetArgs) -> Result<Target, CliError> {
-    if let Target::Stdio { env, inherit_env, cwd, .. } = &mut target {
+    let command = match &mut target {
+        Target::Stdio { env, inherit_env, cwd, .. } => Some((env, inherit_env, cwd)),
+        Target::Http { launch: Some(l), .. } => Some((&mut l.env, &mut l.inherit_env, &mut l.cwd)),
+        Target::Http { .. } => None,
+    };
+    if let Some((env, inherit_env, cwd)) = command {
         env.extend(env_pairs(args)?);
         *inherit_env |= args.inherit_env;
         *cwd = args.cwd.clone().or(cwd.take());

@@ -50,6 +50,10 @@ pub fn start_error(e: &ConnectError, target: &Target) -> CliError {
     if tail.is_empty() {
         msg.push_str(match target {
             Target::Stdio { .. } => "; check the command and that it speaks MCP over stdio",
+            Target::Http { launch: Some(_), .. } => {
+                "; check that the command serves the URL: `{port}` in the URL is the port it is \
+                 given as PORT (or as `{port}` in its arguments), on 127.0.0.1"
+            }
             Target::Http { .. } => {
                 "; check the URL, that the server is up, and the --header values it needs"
             }

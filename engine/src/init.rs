@@ -129,33 +129,14 @@ fn server_table(s: &mut String, target: &Target) {
     s.push_str("[server]\n");
     match target {
         Target::Stdio { command, env, inherit_env, cwd } => {
-            let words: Vec<String> = command.iter().map(|w| quote(w)).collect();
-            let _ = writeln!(s, "command = [{}]", words.join(", "));
-            if env.is_empty() {
-                s.push_str("# env = { NAME = \"value\" }  # the server gets a minimal environment otherwise\n");
-            } else {
-                let names: Vec<String> =
-                    env.iter().map(|(k, _)| format!("{} = \"...\"", quote(k))).collect();
-                let _ = writeln!(
-                    s,
-                    "# The values given to init are not written here; give them again:\n\
-                     # env = {{ {} }}",
-                    names.join(", ")
-                );
-            }
-            let _ =
-                writeln!(s, "{}inherit-env = {inherit_env}", if *inherit_env { "" } else { "# " });
-            match cwd {
-                Some(c) => {
-                    let _ = writeln!(s, "cwd = {}", quote(&c.display().to_string()));
-                }
-                None => {
-                    s.push_str("# cwd = \".\"  # relative to this file, its directory by default\n")
-                }
-            }
+            command_lines(s, command, env, *inherit_env, cwd.as_ref());
         }
-        Target::Http { url, headers } => {
+        Target::Http { url, headers, launch } => {
             let _ = writeln!(s, "http = {}", quote(url));
+            if let Some(l) = launch {
+                s.push_str("# mcp-fuzz starts this command, serving the URL ({port}: a free port per process)\n");
+                command_lines(s, &l.command, &l.env, l.inherit_env, l.cwd.as_ref());
+            }
             let vars: Vec<(String, String)> = headers
                 .iter()
                 .map(|(name, _)| {
@@ -181,6 +162,39 @@ fn server_table(s: &mut String, target: &Target) {
                 );
             }
         }
+    }
+}
+
+/// The `command`, `env`, `inherit-env` and `cwd` lines of a server started by mcp-fuzz.
+fn command_lines(
+    s: &mut String,
+    command: &[String],
+    env: &[(String, String)],
+    inherit_env: bool,
+    cwd: Option<&std::path::PathBuf>,
+) {
+    let words: Vec<String> = command.iter().map(|w| quote(w)).collect();
+    let _ = writeln!(s, "command = [{}]", words.join(", "));
+    if env.is_empty() {
+        s.push_str(
+            "# env = { NAME = \"value\" }  # the server gets a minimal environment otherwise\n",
+        );
+    } else {
+        let names: Vec<String> =
+            env.iter().map(|(k, _)| format!("{} = \"...\"", quote(k))).collect();
+        let _ = writeln!(
+            s,
+            "# The values given to init are not written here; give them again:\n\
+             # env = {{ {} }}",
+            names.join(", ")
+        );
+    }
+    let _ = writeln!(s, "{}inherit-env = {inherit_env}", if inherit_env { "" } else { "# " });
+    match cwd {
+        Some(c) => {
+            let _ = writeln!(s, "cwd = {}", quote(&c.display().to_string()));
+        }
+        None => s.push_str("# cwd = \".\"  # relative to this file, its directory by default\n"),
     }
 }
 

@@ -125,10 +125,16 @@ impl Spares {
         self.started.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Whether a spare pays for this server: it is a local process that starts slowly.
+    /// Whether a spare pays for this server: it is a local process that starts slowly, and can
+    /// run beside another (a launched HTTP server on a `{port}` of its own).
     pub(crate) fn pay(&self, target: &Target) -> bool {
-        matches!(target, Target::Stdio { .. })
-            && self.start_time().is_some_and(|t| t >= SPARES_PAY_FROM)
+        let local = match target {
+            Target::Stdio { .. } => true,
+            Target::Http { url, launch, .. } => {
+                launch.is_some() && crate::transport::side_by_side(url, launch.as_ref())
+            }
+        };
+        local && self.start_time().is_some_and(|t| t >= SPARES_PAY_FROM)
     }
 }
 

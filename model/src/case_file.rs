@@ -173,7 +173,9 @@ impl CaseFile {
         };
         let secrets: Vec<(String, String)> = match target {
             Target::Stdio { env, .. } => env.clone(),
-            Target::Http { headers, .. } => headers.clone(),
+            Target::Http { headers, launch, .. } => {
+                headers.iter().chain(launch.iter().flat_map(|l| &l.env)).cloned().collect()
+            }
         };
         let clean = |v: &Value| -> Value {
             serde_json::from_str(&redact(&v.to_string(), &secrets)).unwrap_or(Value::Null)

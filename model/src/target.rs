@@ -22,11 +22,49 @@ pub enum Target {
     },
     /// A streamable HTTP endpoint.
     Http {
-        /// The endpoint URL.
+        /// The endpoint URL; with [`Launch`], it may hold `{port}`.
         url: String,
         /// Extra request headers; their values are secrets and never printed.
         headers: Vec<(String, String)>,
+        /// The command that serves it, when mcp-fuzz starts (and restarts) the server itself
+        /// (`--http URL -- command`); none for a server someone else runs.
+        launch: Option<Launch>,
     },
+}
+
+/// A local command serving a streamable HTTP endpoint: started in its own process group like a
+/// stdio server, and reached over HTTP once its port is open.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// Program and arguments; `{port}` in any of them is the port mcp-fuzz chose.
+    pub command: Vec<String>,
+    /// Extra environment (`--env`); `{port}` in a value is the port too.
+    pub env: Vec<(String, String)>,
+    /// Pass the caller's whole environment (`--inherit-env`).
+    pub inherit_env: bool,
+    /// Working directory (`--cwd`).
+    pub cwd: Option<PathBuf>,
+}
+
+/// The place-holder in an HTTP URL, command or environment value for the free loopback port
+/// mcp-fuzz picks for each process it starts (also passed as `PORT`).
+pub const PORT_PLACEHOLDER: &str = "{port}";
+
+/// [`Launch`] as a report shows it: environment values redacted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchInfo {
+    /// Program and arguments.
+    pub command: Vec<String>,
+    /// `KEY=[REDACTED]` for each `--env`.
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// `--inherit-env`.
+    #[serde(default)]
+    pub inherit_env: bool,
+    /// `--cwd`.
+    #[serde(default)]
+    pub cwd: Option<String>,
 }
 
 /// The server as the report shows it: secrets redacted, enough to start it again.
@@ -56,6 +94,9 @@ pub enum TargetInfo {
         /// `Name: [REDACTED]` for each `--header`.
         #[serde(default)]
         headers: Vec<String>,
+        /// The command mcp-fuzz started to serve it, if it started one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        launch: Option<LaunchInfo>,
     },
 }
 
@@ -70,9 +111,15 @@ impl Target {
                 inherit_env: *inherit_env,
                 cwd: cwd.as_ref().map(|p| p.display().to_string()),
             },
-            Self::Http { url, headers } => TargetInfo::Http {
+            Self::Http { url, headers, launch } => TargetInfo::Http {
                 url: url.clone(),
                 headers: headers.iter().map(|(k, _)| format!("{k}: [REDACTED]")).collect(),
+                launch: launch.as_ref().map(|l| LaunchInfo {
+                    command: l.command.clone(),
+                    env: l.env.iter().map(|(k, _)| format!("{k}=[REDACTED]")).collect(),
+                    inherit_env: l.inherit_env,
+                    cwd: l.cwd.as_ref().map(|p| p.display().to_string()),
+                }),
             },
         }
     }
@@ -93,7 +140,16 @@ impl TargetInfo {
                     cwd: cwd.as_ref().map(Into::into),
                 })
             }
-            Self::Http { url, .. } => Some(Target::Http { url: url.clone(), headers: Vec::new() }),
+            Self::Http { url, launch, .. } => Some(Target::Http {
+                url: url.clone(),
+                headers: Vec::new(),
+                launch: launch.as_ref().map(|l| Launch {
+                    command: l.command.clone(),
+                    env: Vec::new(),
+                    inherit_env: l.inherit_env,
+                    cwd: l.cwd.as_ref().map(Into::into),
+                }),
+            }),
         }
     }
 }

@@ -24,6 +24,12 @@ struct Entry {
     /// the SDK rather than the fixture).
     #[serde(default)]
     protocol: bool,
+    /// The fixture serves streamable HTTP on `$PORT`: mcp-fuzz starts it with
+    /// `--http http://127.0.0.1:{port}/mcp`.
+    #[serde(default)]
+    http: bool,
+    /// The ids of the protocol checks that must fail (with `protocol`), exactly.
+    checks_failed: Option<Vec<String>>,
     /// Per-tool expectations (`[fx-combo.search]`) and the prose keys (`trigger`, `notes`...).
     #[serde(flatten)]
     rest: BTreeMap<String, toml::Value>,
@@ -61,7 +67,8 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
     }
     let artifacts = crate::util::TempDir::new(&format!("expected-{name}"));
     let dir = artifacts.path().display().to_string();
-    let args: Vec<&str> = [&args[..], &["--artifacts", &dir]].concat();
+    let http: &[&str] = if entry.http { &["--http", "http://127.0.0.1:{port}/mcp"] } else { &[] };
+    let args: Vec<&str> = [http, &args[..], &["--artifacts", &dir]].concat();
     let (_, report, stderr) = if entry.protocol {
         crate::run::run_json_with_protocol(name, &args)
     } else {
@@ -77,6 +84,21 @@ fn check(name: &str, entry: &Entry) -> Vec<String> {
             got.difference(&want).collect::<Vec<_>>(),
             stderr.lines().last().unwrap_or("")
         ));
+    }
+    if let Some(want) = &entry.checks_failed {
+        let failed: Vec<&str> = report["protocol"]["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["status"] == "fail")
+            .filter_map(|c| c["id"].as_str())
+            .collect();
+        if failed != *want {
+            problems.push(format!(
+                "protocol checks failed {failed:?}, expected {want:?}: {}",
+                report["protocol"]
+            ));
+        }
     }
     let called: Vec<&str> = report["tools"]
         .as_array()
@@ -180,7 +202,7 @@ fn every_fixture_reports_exactly_what_expected_toml_says() {
             .expect("fixture bins")
             .filter_map(|e| e.ok())
             .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
-            .filter(|n| n.starts_with("fx-") && n != "fx-http")
+            .filter(|n| n.starts_with("fx-"))
             .collect();
     let documented: BTreeSet<String> = entries.keys().cloned().collect();
     assert_eq!(

@@ -186,3 +186,91 @@ fn a_case_recorded_over_http_replays_over_http_against_the_bug_and_the_fix() {
     assert_eq!(code, SUCCESS, "{err}");
     assert_eq!(out["verdict"], "passes");
 }
+
+/// `fx-http` with `FX_HTTP_BUG=exit` (its `ratio` tool exits the process with 101 on `b: 0`),
+/// started by mcp-fuzz (`--http URL -- command`, a port of its own per process): the crash is
+/// caught, the server restarted, the input shrunk, and the case file replays over HTTP with the
+/// command, exactly as over stdio; no process is left behind.
+///
+/// See: issue 31 item 1.
+#[test]
+fn a_crash_of_a_launched_http_server_is_restarted_shrunk_and_replayed() {
+    let artifacts = TempDir::new("http-launch-crash");
+    let dir = artifacts.path().display().to_string();
+    let (code, r, stderr) = crate::run::run_json(
+        "fx-http",
+        &[
+            "--http",
+            "http://127.0.0.1:{port}/mcp",
+            "--env",
+            "FX_HTTP_BUG=exit",
+            "--artifacts",
+            &dir,
+        ],
+    );
+    assert_eq!(code, FINDINGS, "{stderr}");
+    assert_eq!(r["target"]["transport"], "streamable-http", "{:#}", r["target"]);
+    assert!(r["target"]["launch"]["command"][0].as_str().is_some_and(|c| c.ends_with("fx-http")));
+    let exited = crate::run::finding_of_kind(&r, "exited");
+    assert_eq!(exited["tool"], "ratio");
+    assert_eq!(exited["outcome"]["exit"]["code"], 101, "{exited:#}");
+    assert_eq!(exited["minimalArguments"], serde_json::json!({"a": 0, "b": 0}), "{exited:#}");
+    assert!(exited["outcome"]["stderr"].to_string().contains("attempt to divide by zero"));
+    assert!(r["restarts"].as_u64() >= Some(1), "{}", r["restarts"]);
+    // The other tools were judged on the restarted processes: no other failure.
+    let others: Vec<&Value> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "failure" && f["tool"] != "ratio")
+        .collect();
+    assert!(others.is_empty(), "{others:#?}");
+    let case = std::fs::read_dir(artifacts.path())
+        .expect("artifacts")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a case file");
+    let replay = finish(
+        command(["replay", "--env", "FX_HTTP_BUG=exit", case.to_str().expect("utf-8")])
+            .spawn()
+            .expect("starts"),
+    );
+    let out: Value = serde_json::from_str(&replay.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", replay.stdout, replay.stderr));
+    assert_eq!(out["verdict"], "still-fails", "{out:#}");
+}
+
+/// A launched server must be reached where it was started, and must open its port: a remote
+/// URL with a command is refused before anything starts (exit 2), and a command that never
+/// listens ends the run with exit 3 naming the address and quoting what it printed.
+///
+/// See: issue 31, "Bad input".
+#[test]
+fn a_launched_http_server_must_be_local_and_must_listen() {
+    let fx = server("fx-http").display().to_string();
+    let remote = finish(
+        command(["--http", "https://mcp.example.com/mcp", "--", fx.as_str()])
+            .spawn()
+            .expect("starts"),
+    );
+    assert_eq!(remote.code, 2, "{}", remote.stderr);
+    assert!(remote.stderr.contains("loopback"), "{}", remote.stderr);
+    let silent = finish(
+        command([
+            "--http",
+            "http://127.0.0.1:{port}/mcp",
+            "--startup-timeout",
+            "2",
+            "--",
+            "sh",
+            "-c",
+            "echo starting on $PORT >&2; exec sleep 30",
+        ])
+        .spawn()
+        .expect("starts"),
+    );
+    assert_eq!(silent.code, SERVER_START, "{}", silent.stderr);
+    assert!(silent.stderr.contains("did not open 127.0.0.1:"), "{}", silent.stderr);
+    assert!(silent.stderr.contains("starting on "), "the server's output: {}", silent.stderr);
+}

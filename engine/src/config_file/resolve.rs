@@ -100,7 +100,8 @@ mod tests {
 
     #[test]
     fn the_defaults_resolve_and_max_call_time_covers_every_timeout() {
-        let target = Target::Http { url: "http://x.invalid".into(), headers: Vec::new() };
+        let target =
+            Target::Http { url: "http://x.invalid".into(), headers: Vec::new(), launch: None };
         let p = ConfigFile::builtin().profile(DEFAULT_PROFILE).expect("default");
         let cfg = p.run_config(target.clone(), Vec::new());
         assert_eq!((cfg.cases, cfg.seed, cfg.campaign.jobs), (10, 0, 1));

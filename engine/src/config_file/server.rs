@@ -7,8 +7,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The `[server]` table: a command (with `env`, `inherit-env`, `cwd`) or an `http` URL (with
-/// `headers` whose values come from environment variables).
+/// The `[server]` table: a command (with `env`, `inherit-env`, `cwd`), an `http` URL (with
+/// `headers` whose values come from environment variables), or both (a command that serves the
+/// URL: mcp-fuzz starts it).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub struct ServerTable {
@@ -36,6 +37,8 @@ pub enum How {
         url: String,
         /// Header name -> the environment variable holding its value.
         headers: BTreeMap<String, String>,
+        /// The command serving it ([`How::Command`]), when mcp-fuzz starts it.
+        launch: Option<Box<How>>,
     },
 }
 
@@ -56,37 +59,45 @@ impl TryFrom<Raw> for ServerTable {
     type Error = String;
 
     fn try_from(r: Raw) -> Result<Self, String> {
-        let how = match (r.command, r.http) {
-            (Some(_), Some(_)) => {
-                return Err("[server] names both `command` and `http`; keep the one that reaches \
-                            the server"
-                    .into());
-            }
+        if r.command.as_ref().is_some_and(|c| c.first().is_none_or(String::is_empty)) {
+            return Err("[server] `command` is empty: give the program and its arguments, such \
+                        as [\"node\", \"server.js\"]"
+                .into());
+        }
+        let command = r.command.map(|command| How::Command {
+            command,
+            env: r.env.clone(),
+            inherit_env: r.inherit_env.unwrap_or(false),
+            cwd: r.cwd.clone(),
+        });
+        let how = match (command, r.http) {
             (None, None) => {
                 return Err("[server] names no server: add `command = [\"node\", \"server.js\"]` \
                             or `http = \"http://127.0.0.1:3000/mcp\"`"
                     .into());
             }
-            (Some(c), None) if c.first().is_none_or(String::is_empty) => {
-                return Err("[server] `command` is empty: give the program and its arguments, \
-                            such as [\"node\", \"server.js\"]"
-                    .into());
-            }
             (Some(_), None) if !r.headers.is_empty() => {
                 return Err("[server] `headers` go with `http`, not with `command`".into());
             }
-            (Some(command), None) => How::Command {
-                command,
-                env: r.env,
-                inherit_env: r.inherit_env.unwrap_or(false),
-                cwd: r.cwd,
-            },
+            (Some(command), None) => command,
             (None, Some(_)) if !r.env.is_empty() || r.cwd.is_some() || r.inherit_env.is_some() => {
                 return Err("[server] `env`, `inherit-env` and `cwd` go with `command`; an HTTP \
-                            server is already running"
+                            server without one is already running"
                     .into());
             }
-            (None, Some(url)) => How::Http { url, headers: r.headers },
+            (command, Some(url)) => {
+                if let Some(How::Command { command, env, inherit_env, cwd }) = &command {
+                    let launch = crate::transport::Launch {
+                        command: command.clone(),
+                        env: env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                        inherit_env: *inherit_env,
+                        cwd: cwd.clone(),
+                    };
+                    crate::transport::check_launch(&url, &launch)
+                        .map_err(|e| format!("[server] {}", e.replace("--http", "`http`")))?;
+                }
+                How::Http { url, headers: r.headers, launch: command.map(Box::new) }
+            }
         };
         Ok(Self { how })
     }
@@ -100,33 +111,44 @@ impl ServerTable {
     /// # Errors
     /// A header whose environment variable is not set.
     pub fn target(&self, dir: &Path) -> Result<Target, ConfigError> {
-        match &self.how {
-            How::Command { command, env, inherit_env, cwd } => {
-                let mut command = command.clone();
-                if command[0].contains('/') && Path::new(&command[0]).is_relative() {
-                    command[0] = dir.join(&command[0]).display().to_string();
-                }
-                Ok(Target::Stdio {
-                    command,
-                    env: env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                    inherit_env: *inherit_env,
-                    cwd: Some(cwd.as_ref().map_or_else(|| dir.to_path_buf(), |c| dir.join(c))),
-                })
+        target(&self.how, dir)
+    }
+}
+
+/// [`ServerTable::target`] of one way to reach the server.
+fn target(how: &How, dir: &Path) -> Result<Target, ConfigError> {
+    match how {
+        How::Command { command, env, inherit_env, cwd } => {
+            let mut command = command.clone();
+            if command[0].contains('/') && Path::new(&command[0]).is_relative() {
+                command[0] = dir.join(&command[0]).display().to_string();
             }
-            How::Http { url, headers } => {
-                let headers = headers
-                    .iter()
-                    .map(|(name, var)| match std::env::var(var) {
-                        Ok(value) => Ok((name.clone(), value)),
-                        Err(_) => Err(ConfigError::Server(format!(
-                            "the header `{name}` of [server] takes its value from the environment \
+            Ok(Target::Stdio {
+                command,
+                env: env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                inherit_env: *inherit_env,
+                cwd: Some(cwd.as_ref().map_or_else(|| dir.to_path_buf(), |c| dir.join(c))),
+            })
+        }
+        How::Http { url, headers, launch } => {
+            let headers = headers
+                .iter()
+                .map(|(name, var)| match std::env::var(var) {
+                    Ok(value) => Ok((name.clone(), value)),
+                    Err(_) => Err(ConfigError::Server(format!(
+                        "the header `{name}` of [server] takes its value from the environment \
                              variable {var}, which is not set (or not UTF-8); export it, or remove \
                              the header"
-                        ))),
-                    })
-                    .collect::<Result<_, _>>()?;
-                Ok(Target::Http { url: url.clone(), headers })
-            }
+                    ))),
+                })
+                .collect::<Result<_, _>>()?;
+            let launch = match launch.as_deref().map(|h| target(h, dir)).transpose()? {
+                Some(Target::Stdio { command, env, inherit_env, cwd }) => {
+                    Some(crate::transport::Launch { command, env, inherit_env, cwd })
+                }
+                _ => None,
+            };
+            Ok(Target::Http { url: url.clone(), headers, launch })
         }
     }
 }
@@ -159,8 +181,26 @@ mod tests {
     }
 
     #[test]
+    fn a_command_with_a_url_is_launched_in_the_config_directory() {
+        let s = read(
+            "command = [\"./srv\", \"--port\", \"{port}\"]\nhttp = \"http://127.0.0.1:{port}/mcp\"\nenv = { A = \"1\" }",
+        )
+        .expect("reads");
+        let Target::Http { url, launch: Some(launch), .. } =
+            s.target(Path::new("/proj")).expect("target")
+        else {
+            panic!("a launched HTTP server")
+        };
+        assert_eq!(url, "http://127.0.0.1:{port}/mcp");
+        assert_eq!(launch.command, ["/proj/./srv", "--port", "{port}"]);
+        assert_eq!(launch.env, [("A".to_owned(), "1".to_owned())]);
+        assert_eq!(launch.cwd, Some(PathBuf::from("/proj")));
+    }
+
+    #[test]
     fn one_server_and_its_own_keys() {
-        assert!(read("command = [\"a\"]\nhttp = \"http://x\"").expect_err("both").contains("both"));
+        let e = read("command = [\"a\"]\nhttp = \"http://x.example/mcp\"").expect_err("remote");
+        assert!(e.contains("loopback") && e.contains("`http`"), "{e}");
         assert!(read("env = {}").expect_err("none").contains("names no server"));
         assert!(read("command = []").expect_err("empty").contains("empty"));
         assert!(read("http = \"http://x\"\ncwd = \".\"").expect_err("cwd").contains("go with"));

@@ -6,16 +6,19 @@
 //! the child's exit status (watched directly, since a grandchild may hold stdout open), junk on
 //! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
 
+pub mod http_probe;
+mod launch;
 pub mod listing;
 mod progress;
 pub mod raw;
 mod wire;
 
+pub use launch::{check as check_launch, side_by_side};
 pub use progress::{Late, LateWatch};
 
 pub use mcp_fuzz_compat::capture::excerpt;
 pub use mcp_fuzz_model::outcome::ExitInfo;
-pub use mcp_fuzz_model::target::{Exchange, ServerInfo, Target, TargetInfo, redact};
+pub use mcp_fuzz_model::target::{Exchange, Launch, ServerInfo, Target, TargetInfo, redact};
 use mcp_fuzz_process::Group;
 use progress::{Book, Handler};
 use rmcp::model::{
@@ -81,6 +84,16 @@ pub enum ConnectError {
         /// Last stderr lines.
         stderr: Vec<String>,
     },
+    /// A launched HTTP server's port did not open in time.
+    #[error("the server did not open {addr} within {timeout:?}")]
+    NoPort {
+        /// `host:port`.
+        addr: String,
+        /// `--startup-timeout`.
+        timeout: Duration,
+        /// Last output lines.
+        stderr: Vec<String>,
+    },
     /// The handshake failed.
     #[error("the MCP handshake failed: {message}")]
     Handshake {
@@ -101,6 +114,7 @@ impl ConnectError {
         match self {
             Self::StartupTimeout(_, s)
             | Self::ExitedDuringStartup { stderr: s, .. }
+            | Self::NoPort { stderr: s, .. }
             | Self::Handshake { stderr: s, .. } => s,
             _ => &[],
         }
@@ -143,8 +157,10 @@ pub struct Connection {
     wire: Option<Arc<WireState>>,
     exit: Option<watch::Receiver<Option<ExitInfo>>>,
     kill: Option<oneshot::Sender<()>>,
-    /// The server's process group (stdio only).
+    /// The server's process group (a server mcp-fuzz started).
     group: Option<Arc<Group>>,
+    /// A launched HTTP server's stdin, held open.
+    _stdin: Option<tokio::process::ChildStdin>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// What the server said about itself.
     pub server: ServerInfo,
@@ -207,7 +223,9 @@ impl Connection {
             Target::Stdio { command, env, inherit_env, cwd } => {
                 Self::stdio(command, env, *inherit_env, cwd.as_ref(), opts).await
             }
-            Target::Http { url, headers } => Self::http(url, headers, opts).await,
+            Target::Http { url, headers, launch } => {
+                Self::http(url, headers, launch.as_ref(), opts).await
+            }
         }
     }
 
@@ -281,6 +299,7 @@ impl Connection {
             exit: Some(exit_rx),
             kill: Some(kill_tx),
             group: Some(group),
+            _stdin: None,
             stderr,
             server,
         })
@@ -289,8 +308,22 @@ impl Connection {
     async fn http(
         url: &str,
         headers: &[(String, String)],
+        launch: Option<&Launch>,
         opts: &ConnectOptions,
     ) -> Result<Self, ConnectError> {
+        let launched = match launch {
+            Some(l) => Some(launch::start(url, l, opts.startup_timeout).await?),
+            None => None,
+        };
+        let startup_timeout = launched.as_ref().map_or(opts.startup_timeout, |l| l.remaining);
+        let url = launched.as_ref().map_or(url, |l| l.url.as_str());
+        let stderr_of =
+            |l: &Option<launch::Launched>| l.as_ref().map_or_else(Vec::new, |l| tail(&l.stderr));
+        let end = |l: &Option<launch::Launched>| {
+            if let Some(l) = l {
+                l.group.kill();
+            }
+        };
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         let mut map = std::collections::HashMap::new();
@@ -314,19 +347,26 @@ impl Connection {
         let book = Arc::new(Book::default());
         let roots_asked = Arc::new(tokio::sync::Notify::new());
         let client = match tokio::time::timeout(
-            opts.startup_timeout,
+            startup_timeout,
             client_handler(&book, &opts.roots, &roots_asked).serve(transport),
         )
         .await
         {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => {
+                end(&launched);
                 return Err(ConnectError::Handshake {
                     message: redact(&e.to_string(), headers),
-                    stderr: Vec::new(),
+                    stderr: stderr_of(&launched),
                 });
             }
-            Err(_) => return Err(ConnectError::StartupTimeout(opts.startup_timeout, Vec::new())),
+            Err(_) => {
+                end(&launched);
+                return Err(ConnectError::StartupTimeout(
+                    opts.startup_timeout,
+                    stderr_of(&launched),
+                ));
+            }
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
         roots_settled(&roots_asked, &opts.roots).await;
@@ -335,16 +375,22 @@ impl Connection {
             .peer_info()
             .and_then(|p| serde_json::to_value(&p.capabilities).ok())
             .unwrap_or_else(|| json!({}));
+        let (exit, group, stderr) = match &launched {
+            Some(l) => (Some(l.exit_rx.clone()), Some(Arc::clone(&l.group)), Arc::clone(&l.stderr)),
+            None => (None, None, Arc::new(Mutex::new(VecDeque::new()))),
+        };
+        let (kill, stdin) = launched.map(|l| (l.kill_tx, l.stdin)).unzip();
         Ok(Self {
             capabilities,
             client,
             book,
             max_call_time: opts.max_call_time,
+            exit,
+            group,
+            stderr,
             wire: None,
-            exit: None,
-            kill: None,
-            group: None,
-            stderr: Arc::new(Mutex::new(VecDeque::new())),
+            kill,
+            _stdin: stdin,
             server,
         })
     }
@@ -664,6 +710,24 @@ impl Connection {
     }
 }
 
+/// Keeps the last [`STDERR_LINES`] lines of `pipe` in `tail`, from a task of its own.
+pub(crate) fn drain<R>(pipe: R, tail: &Arc<Mutex<VecDeque<String>>>)
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+{
+    let tail = Arc::clone(tail);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(pipe).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let mut q = tail.lock().expect("stderr lock");
+            if q.len() == STDERR_LINES {
+                q.pop_front();
+            }
+            q.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+        }
+    });
+}
+
 /// A stdio server just started: its pipes, its stderr tail (drained by a task), the watch on
 /// its exit status, the switch that kills its process group and the group itself (shared with
 /// the task that watches the exit, and killed at the latest when the last holder drops it).
@@ -714,19 +778,7 @@ pub(crate) fn spawn(
     let stdin = child.stdin.take().expect("stdin is piped");
     let stderr_pipe = child.stderr.take().expect("stderr is piped");
     let stderr = Arc::new(Mutex::new(VecDeque::new()));
-    {
-        let stderr = Arc::clone(&stderr);
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr_pipe).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let mut q = stderr.lock().expect("stderr lock");
-                if q.len() == STDERR_LINES {
-                    q.pop_front();
-                }
-                q.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
-            }
-        });
-    }
+    drain(stderr_pipe, &stderr);
     let (exit_tx, exit_rx) = watch::channel(None);
     let (kill_tx, kill_rx) = oneshot::channel::<()>();
     let watched = Arc::clone(&group);

@@ -20,30 +20,47 @@ pub fn shell_quote(s: &str) -> String {
 #[must_use]
 pub fn server_args(target: &TargetInfo) -> String {
     match target {
-        TargetInfo::Http { url, headers } => {
+        TargetInfo::Http { url, headers, launch } => {
             let mut s = format!("--http {}", shell_quote(url));
             for h in headers {
                 let name = h.split(':').next().unwrap_or(h);
                 let _ = write!(s, " --header {}", shell_quote(&format!("{name}: …")));
             }
+            if let Some(l) = launch {
+                let _ = write!(
+                    s,
+                    " {}",
+                    command_args(&l.command, &l.env, l.inherit_env, l.cwd.as_ref())
+                );
+            }
             s
         }
         TargetInfo::Stdio { command, env, inherit_env, cwd } => {
-            let mut s = String::new();
-            for kv in env {
-                let key = kv.split('=').next().unwrap_or(kv);
-                let _ = write!(s, "--env {key}=… ");
-            }
-            if *inherit_env {
-                s.push_str("--inherit-env ");
-            }
-            if let Some(cwd) = cwd {
-                let _ = write!(s, "--cwd {} ", shell_quote(cwd));
-            }
-            let command: Vec<String> = command.iter().map(|w| shell_quote(w)).collect();
-            format!("{s}-- {}", command.join(" "))
+            command_args(command, env, *inherit_env, cwd.as_ref())
         }
     }
+}
+
+/// `--env KEY=… --inherit-env --cwd DIR -- CMD ARGS`.
+fn command_args(
+    command: &[String],
+    env: &[String],
+    inherit_env: bool,
+    cwd: Option<&String>,
+) -> String {
+    let mut s = String::new();
+    for kv in env {
+        let key = kv.split('=').next().unwrap_or(kv);
+        let _ = write!(s, "--env {key}=… ");
+    }
+    if inherit_env {
+        s.push_str("--inherit-env ");
+    }
+    if let Some(cwd) = cwd {
+        let _ = write!(s, "--cwd {} ", shell_quote(cwd));
+    }
+    let command: Vec<String> = command.iter().map(|w| shell_quote(w)).collect();
+    format!("{s}-- {}", command.join(" "))
 }
 
 /// `mcp-fuzz call --tool TOOL --args JSON <server>`.
@@ -139,10 +156,29 @@ mod tests {
         let t = TargetInfo::Http {
             url: "http://h/mcp".into(),
             headers: vec!["Authorization: [REDACTED]".into()],
+            launch: None,
         };
         assert_eq!(
             replay_line(&t, "x", &Map::new()),
             "mcp-fuzz call --tool x --args '{}' --http http://h/mcp --header 'Authorization: …'"
+        );
+    }
+
+    #[test]
+    fn launched_http_lines_name_the_command_after_the_url() {
+        let t = TargetInfo::Http {
+            url: "http://127.0.0.1:{port}/mcp".into(),
+            headers: Vec::new(),
+            launch: Some(mcp_fuzz_model::target::LaunchInfo {
+                command: vec!["node".into(), "server.js".into()],
+                env: vec!["TOKEN=[REDACTED]".into()],
+                inherit_env: false,
+                cwd: None,
+            }),
+        };
+        assert_eq!(
+            replay_line(&t, "x", &Map::new()),
+            "mcp-fuzz call --tool x --args '{}' --http 'http://127.0.0.1:{port}/mcp' --env TOKEN=… -- node server.js"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The protocol checks, as a static, ordered table: each has a stable id, a title, the
 //! specification section behind it, why, what a conforming server answers, and how it is sent
-//! and judged. The runner (`mod.rs`) runs them in table order.
+//! and judged. The runner (`mod.rs`) runs them in table order; a server reached over HTTP gets
+//! [`HTTP_CHECKS`] instead, the transport's own rules, judged in `http.rs`.
 //!
 //! To add a check: a row here (a new id, never reused), with a judge function below when none
 //! of the existing ones fits.
@@ -87,6 +88,8 @@ pub(super) enum How {
         /// What its answer means.
         judge: fn(&Value) -> Judged,
     },
+    /// A raw HTTP request of the streamable HTTP transport's own rules (`http.rs`).
+    Http(Rule),
 }
 
 /// A request's params.
@@ -365,6 +368,166 @@ fn a_result(m: &Value) -> Judged {
 pub(super) fn code(m: &Value) -> Option<i64> {
     m.pointer("/error/code").and_then(Value::as_i64)
 }
+
+/// What one HTTP check sends and how it is judged.
+pub(super) enum Rule {
+    /// `initialize` with a foreign `Origin` (the `Host` unchanged): 403.
+    OriginForeign,
+    /// `initialize` with a foreign `Host` and `Origin` (a DNS-rebinding page): refused.
+    OriginForeignHost,
+    /// `initialize` with the endpoint's own `Origin`: served (so that a 403 above means
+    /// something).
+    OriginOwn,
+    /// The session id issued: visible ASCII only.
+    SessionIdVisible,
+    /// `ping` without the session id: 400.
+    SessionMissing,
+    /// `ping` with a session id nobody issued: 404.
+    SessionUnknown,
+    /// `ping` with an unsupported `MCP-Protocol-Version`: 400.
+    VersionUnsupported,
+    /// `ping` without `MCP-Protocol-Version`: served (2025-03-26 is assumed).
+    VersionAbsent,
+    /// `ping` accepting `application/json` only: 406, or a JSON answer.
+    AcceptJsonOnly,
+    /// A POST of a notification: 202 without a body, or a 4xx.
+    Notification,
+    /// A POST of a JSON-RPC response: 202 without a body, or a 4xx.
+    Response,
+    /// GET for the server's stream: `text/event-stream`, or 405.
+    GetStream,
+    /// A JSON-RPC batch (removed in 2025-06-18): refused.
+    Batch,
+    /// `DELETE` of the session, then `ping` in it: 404 (or 405 for the `DELETE`).
+    SessionDeleted,
+}
+
+const fn check(
+    id: &'static str,
+    title: &'static str,
+    anchor: &'static str,
+    rationale: &'static str,
+    expected: &'static str,
+    rule: Rule,
+) -> Check {
+    Check { id, title, spec: Spec::Mcp(anchor), rationale, expected, how: How::Http(rule) }
+}
+
+/// Every HTTP check, in the order they run (the session's `DELETE` last).
+pub(super) const HTTP_CHECKS: &[Check] = &[
+    check(
+        "http-origin-foreign",
+        "`initialize` with a foreign `Origin` header",
+        "/basic/transports#security-warning",
+        "servers MUST validate the Origin header; present and invalid, they MUST answer 403 Forbidden (DNS rebinding)",
+        "HTTP 403",
+        Rule::OriginForeign,
+    ),
+    check(
+        "http-origin-foreign-host",
+        "`initialize` with a foreign `Host` and `Origin` (a DNS-rebinding page)",
+        "/basic/transports#security-warning",
+        "a page on another site that rebinds its name to this machine must not reach the server",
+        "an HTTP 4xx refusal",
+        Rule::OriginForeignHost,
+    ),
+    check(
+        "http-origin-own",
+        "`initialize` with the endpoint's own `Origin`",
+        "/basic/transports#security-warning",
+        "a server that refuses every Origin refuses browsers on its own site too; a 403 to a foreign one means something only when its own is served",
+        "HTTP 2xx",
+        Rule::OriginOwn,
+    ),
+    check(
+        "http-session-id-visible",
+        "the `Mcp-Session-Id` the server issued",
+        "/basic/transports#session-management",
+        "the session ID MUST only contain visible ASCII characters (0x21 to 0x7E)",
+        "visible ASCII only",
+        Rule::SessionIdVisible,
+    ),
+    check(
+        "http-session-missing",
+        "`ping` without the `Mcp-Session-Id` the server issued",
+        "/basic/transports#session-management",
+        "servers that require a session ID SHOULD answer requests without one (other than initialization) with 400 Bad Request",
+        "HTTP 400",
+        Rule::SessionMissing,
+    ),
+    check(
+        "http-session-unknown",
+        "`ping` with an `Mcp-Session-Id` the server never issued",
+        "/basic/transports#session-management",
+        "a request with a session ID the server does not know (ended, or never issued) gets 404 Not Found, upon which the client starts a new session",
+        "HTTP 404",
+        Rule::SessionUnknown,
+    ),
+    check(
+        "http-protocol-version-unsupported",
+        "`ping` with `MCP-Protocol-Version: 1999-01-01`",
+        "/basic/transports#protocol-version-header",
+        "a request with an invalid or unsupported MCP-Protocol-Version MUST get 400 Bad Request",
+        "HTTP 400",
+        Rule::VersionUnsupported,
+    ),
+    check(
+        "http-protocol-version-absent",
+        "`ping` without `MCP-Protocol-Version`",
+        "/basic/transports#protocol-version-header",
+        "without the header the server SHOULD assume 2025-03-26 (backwards compatibility) and serve the request",
+        "HTTP 2xx with the ping's answer",
+        Rule::VersionAbsent,
+    ),
+    check(
+        "http-accept-json-only",
+        "`ping` with `Accept: application/json` only",
+        "/basic/transports#sending-messages-to-the-server",
+        "a client that cannot read an event stream must get an answer it can read, or a refusal",
+        "HTTP 406, or the answer as application/json",
+        Rule::AcceptJsonOnly,
+    ),
+    check(
+        "http-post-notification",
+        "a POST of a notification (`notifications/cancelled` of no request)",
+        "/basic/transports#sending-messages-to-the-server",
+        "a notification the server accepts MUST get 202 Accepted with no body; one it cannot accept an HTTP error status",
+        "HTTP 202 without a body, or a 4xx",
+        Rule::Notification,
+    ),
+    check(
+        "http-post-response",
+        "a POST of a JSON-RPC response to no request",
+        "/basic/transports#sending-messages-to-the-server",
+        "a response the server accepts MUST get 202 Accepted with no body; one it cannot accept an HTTP error status",
+        "HTTP 202 without a body, or a 4xx",
+        Rule::Response,
+    ),
+    check(
+        "http-get-stream",
+        "GET of the endpoint with `Accept: text/event-stream`",
+        "/basic/transports#listening-for-messages-from-the-server",
+        "the server MUST either answer with Content-Type: text/event-stream or with 405 Method Not Allowed",
+        "HTTP 200 text/event-stream, or 405",
+        Rule::GetStream,
+    ),
+    check(
+        "http-batch",
+        "a JSON-RPC batch (an array of two `ping`s)",
+        "/changelog",
+        "JSON-RPC batching was removed in revision 2025-06-18; a server that negotiated a later version should not process one",
+        "a refusal (HTTP 4xx or a JSON-RPC error)",
+        Rule::Batch,
+    ),
+    check(
+        "http-session-deleted",
+        "`DELETE` of the session, then `ping` in it",
+        "/basic/transports#session-management",
+        "after a session ends, the server MUST answer requests with its ID with 404 Not Found (it MAY refuse the DELETE with 405)",
+        "HTTP 404 after the DELETE (or 405 for the DELETE)",
+        Rule::SessionDeleted,
+    ),
+];
 
 #[cfg(test)]
 mod tests {

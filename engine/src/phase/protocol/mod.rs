@@ -15,6 +15,7 @@
 //! See: issue 15; <https://modelcontextprotocol.io/specification/2025-11-25>.
 
 mod checks;
+mod http;
 
 use crate::config::RunConfig;
 use crate::events::PhaseFinished;
@@ -23,8 +24,8 @@ use crate::judge::words::compact;
 use crate::phase::tools::walkable;
 use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{CheckStatus, Finding, ProtocolCheck, ProtocolSummary};
-use crate::transport::excerpt;
 use crate::transport::raw::{Heard, Junk, RawSession};
+use crate::transport::{Target, excerpt};
 use checks::{CHECKS, Check, How, Params, Silence};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -119,13 +120,15 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
 
 /// Runs every check. `tool` is a tool the gate allows calling (for the `arguments` checks).
 async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) -> Protocol {
+    if matches!(cfg.server.target, Target::Http { .. }) {
+        return http::check_all(cfg, progress).await;
+    }
     let mut phase = Runner {
         cfg,
         session: None,
         blank: None,
         ahead: Vec::new(),
-        results: Vec::new(),
-        failed: Vec::new(),
+        tally: Tally::default(),
         silences: 0,
         junk: Junk::default(),
     };
@@ -142,8 +145,8 @@ async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) 
     for s in [phase.session.take(), phase.blank.take()].into_iter().flatten().chain(ahead) {
         phase.retire(s).await;
     }
-    let summary = ProtocolSummary::of(phase.results, None).skipping(phase.junk.lines);
-    Protocol { summary, findings: grouped(phase.failed) }
+    let summary = ProtocolSummary::of(phase.tally.results, None).skipping(phase.junk.lines);
+    Protocol { summary, findings: grouped(phase.tally.failed) }
 }
 
 /// One finding per cause: checks that failed the same way (same kind and severity, and the same
@@ -222,6 +225,44 @@ fn said(failed: &Failed) -> String {
     format!("{}; expected {}, got {} ({})", c.title, c.expected, failed.observed.text, c.spec.url())
 }
 
+/// The checks' lines and the failed ones, as they are recorded.
+#[derive(Default)]
+struct Tally {
+    results: Vec<ProtocolCheck>,
+    failed: Vec<Failed>,
+}
+
+impl Tally {
+    fn record(&mut self, c: &'static Check, request: Option<Value>, judged: Judged) {
+        let (status, observed) = match judged {
+            Judged::Pass(o) => (CheckStatus::Pass, o),
+            Judged::Fail { observed, severity, kind } => {
+                let text = observed.text.clone();
+                self.failed.push(Failed { check: c, request, observed, severity, kind });
+                (CheckStatus::Fail, text)
+            }
+        };
+        self.push(c, status, observed);
+    }
+
+    fn skip(&mut self, c: &Check, why: String) {
+        self.push(c, CheckStatus::Skip, why);
+    }
+
+    /// The check's line of the report.
+    fn push(&mut self, c: &Check, status: CheckStatus, observed: String) {
+        self.results.push(ProtocolCheck {
+            id: c.id.to_owned(),
+            title: c.title.to_owned(),
+            spec_url: c.spec.url(),
+            rationale: c.rationale.to_owned(),
+            expected: c.expected.to_owned(),
+            status,
+            observed,
+        });
+    }
+}
+
 struct Runner<'c> {
     cfg: &'c RunConfig,
     /// The initialised probing session.
@@ -231,8 +272,7 @@ struct Runner<'c> {
     /// Processes started ahead of need, for a server that starts slowly: the checks that need
     /// a process nobody has initialised take them, ready.
     ahead: Vec<RawSession>,
-    results: Vec<ProtocolCheck>,
-    failed: Vec<Failed>,
+    tally: Tally,
     silences: usize,
     /// Lines that are not JSON the sessions skipped.
     junk: Junk,
@@ -311,7 +351,7 @@ impl Runner<'_> {
                     Params::Fixed(p) => Some(p()),
                     Params::Tool(p) => match tool {
                         Some(t) => Some(p(t)),
-                        None => return self.skip(c, NO_TOOL.into()),
+                        None => return self.tally.skip(c, NO_TOOL.into()),
                     },
                 };
                 self.request_check(c, id(), method, params, *judge, *silence).await;
@@ -323,36 +363,8 @@ impl Runner<'_> {
             How::BeforeInitialize { id, method, judge } => {
                 self.before_initialize_check(c, *id, method, *judge).await;
             }
+            How::Http(_) => self.tally.skip(c, "a check of the HTTP transport".into()),
         }
-    }
-
-    fn record(&mut self, c: &'static Check, request: Option<Value>, judged: Judged) {
-        let (status, observed) = match judged {
-            Judged::Pass(o) => (CheckStatus::Pass, o),
-            Judged::Fail { observed, severity, kind } => {
-                let text = observed.text.clone();
-                self.failed.push(Failed { check: c, request, observed, severity, kind });
-                (CheckStatus::Fail, text)
-            }
-        };
-        self.push(c, status, observed);
-    }
-
-    fn skip(&mut self, c: &Check, why: String) {
-        self.push(c, CheckStatus::Skip, why);
-    }
-
-    /// The check's line of the report.
-    fn push(&mut self, c: &Check, status: CheckStatus, observed: String) {
-        self.results.push(ProtocolCheck {
-            id: c.id.to_owned(),
-            title: c.title.to_owned(),
-            spec_url: c.spec.url(),
-            rationale: c.rationale.to_owned(),
-            expected: c.expected.to_owned(),
-            status,
-            observed,
-        });
     }
 
     /// The initialised session, started again first when the last check ended it; why not,
@@ -393,7 +405,7 @@ impl Runner<'_> {
         let timeout = self.timeout();
         let s = match self.session().await {
             Ok(s) => s,
-            Err(why) => return self.skip(c, why),
+            Err(why) => return self.tally.skip(c, why),
         };
         let mut others = Vec::new();
         let h = s.request(&id, method, params, timeout, &mut others).await;
@@ -419,7 +431,7 @@ impl Runner<'_> {
             }
             other => fail(Observed::said(heard(&other)), Severity::Failure),
         };
-        self.record(c, Some(request), judged);
+        self.tally.record(c, Some(request), judged);
     }
 
     /// Sends a notification (after a request with id `first`, when given) and then a `ping`;
@@ -436,7 +448,7 @@ impl Runner<'_> {
         let timeout = self.timeout();
         let s = match self.session().await {
             Ok(s) => s,
-            Err(why) => return self.skip(c, why),
+            Err(why) => return self.tally.skip(c, why),
         };
         if let Some(id) = &first {
             s.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})).await;
@@ -468,7 +480,7 @@ impl Runner<'_> {
         {
             self.retire(s).await;
         }
-        self.record(c, request, judged);
+        self.tally.record(c, request, judged);
     }
 
     /// `initialize` with an unsupported version, on a process of its own.
@@ -476,7 +488,7 @@ impl Runner<'_> {
         let startup = self.cfg.server.connect.startup_timeout;
         let mut s = match self.blank() {
             Ok(s) => s,
-            Err(why) => return self.skip(c, why),
+            Err(why) => return self.tally.skip(c, why),
         };
         let h = s.initialize(version, startup).await;
         let judged = match &h {
@@ -493,7 +505,7 @@ impl Runner<'_> {
         };
         self.retire(s).await;
         let request = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version}});
-        self.record(c, Some(request), judged);
+        self.tally.record(c, Some(request), judged);
     }
 
     /// A request before `initialize`, on the process the previous such check used while it
@@ -512,7 +524,7 @@ impl Runner<'_> {
             Some(s) => s,
             None => match self.blank() {
                 Ok(s) => s,
-                Err(why) => return self.skip(c, why),
+                Err(why) => return self.tally.skip(c, why),
             },
         };
         let timeout = self.timeout();
@@ -523,7 +535,7 @@ impl Runner<'_> {
             other => fail(Observed::said(heard(other)), Severity::Warning),
         };
         self.blank = Some(s);
-        self.record(c, Some(json!({"jsonrpc": "2.0", "id": id, "method": method})), judged);
+        self.tally.record(c, Some(json!({"jsonrpc": "2.0", "id": id, "method": method})), judged);
     }
 }
 

@@ -21,6 +21,7 @@ use crate::judge::Outcome;
 use crate::report::{Finding, ToolReport};
 use crate::server::{Instance, Strays};
 use crate::transport::listing::Listing;
+use crate::transport::{Target, side_by_side};
 use feed::Pool;
 use futures_util::StreamExt;
 use mcp_fuzz_model::outcome::OutcomeKind;
@@ -65,8 +66,13 @@ pub(crate) async fn run<'s>(
     mut failures: usize,
     events: &mut Events<'_>,
 ) -> ToolsOutcome {
+    // A launched HTTP server on a fixed port serves one process at a time.
+    let jobs = match &cfg.server.target {
+        Target::Http { url, launch, .. } if !side_by_side(url, launch.as_ref()) => 1,
+        _ => cfg.campaign.jobs.max(1),
+    };
     let mut slots: Vec<Instance<'s>> = std::iter::once(first)
-        .chain((1..cfg.campaign.jobs.max(1)).map(|_| Instance::new(&cfg.server, None)))
+        .chain((1..jobs).map(|_| Instance::new(&cfg.server, None)))
         .map(Instance::recycling)
         .collect();
     let mut findings = Vec::new();

@@ -74,7 +74,11 @@ mod tests {
         use std::time::Duration;
         let cfg = RunConfig {
             server: ServerSpec {
-                target: Target::Http { url: "http://x.invalid".into(), headers: Vec::new() },
+                target: Target::Http {
+                    url: "http://x.invalid".into(),
+                    headers: Vec::new(),
+                    launch: None,
+                },
                 connect: ConnectOptions {
                     startup_timeout: Duration::from_secs(1),
                     max_response_bytes: 1,

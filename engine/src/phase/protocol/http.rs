@@ -1,0 +1,324 @@
+//! The streamable HTTP transport's own rules (MCP 2025-11-25 `basic/transports`), checked with
+//! raw requests on a session of their own ([`HttpProbe`]): DNS-rebinding protection (`Origin`),
+//! sessions, the protocol-version header, what a POST of a notification or a response gets,
+//! the GET stream and batches. Each request is harmless: `ping`, `initialize`, a cancellation of
+//! a request that never was. Severity follows the specification's word: a MUST broken is a
+//! failure, a SHOULD a warning; a refusal with another status than the one required is a
+//! warning (nothing was served).
+
+use super::checks::{HTTP_CHECKS, How, Rule};
+use super::{Judged, Observed, Protocol, Tally, fail, grouped};
+use crate::config::RunConfig;
+use crate::finding::Severity;
+use crate::report::ProtocolSummary;
+use crate::transport::http_probe::{Answer, HttpProbe, Probed, Sent};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// A foreign origin, as a page on another site would send it (`.invalid` never resolves).
+const FOREIGN: &str = "http://mcp-fuzz.invalid";
+
+/// A session id no server issued.
+const UNKNOWN_SESSION: &str = "mcp-fuzz-no-such-session";
+
+/// A protocol version no server supports.
+const UNSUPPORTED_VERSION: &str = "1999-01-01";
+
+/// An `initialize` opens a session of its own: without the probe's session id ...
+const NO_SESSION: (&str, Option<&str>) = ("mcp-session-id", None);
+/// ... and without a protocol version (none is negotiated yet).
+const NO_VERSION: (&str, Option<&str>) = ("mcp-protocol-version", None);
+
+/// Runs every HTTP check on a session (and, for a server mcp-fuzz starts, a process) of its own.
+pub(super) async fn check_all(cfg: &RunConfig, progress: &dyn Fn(u64)) -> Protocol {
+    let probe = match HttpProbe::start(&cfg.server.target, &cfg.server.connect).await {
+        Ok(p) => p,
+        Err(e) => {
+            let why = format!("the HTTP checks could not open a session: {e}");
+            return Protocol {
+                summary: ProtocolSummary::of(Vec::new(), Some(why)),
+                findings: Vec::new(),
+            };
+        }
+    };
+    let timeout = cfg.server.timeout;
+    let mut tally = Tally::default();
+    for c in HTTP_CHECKS {
+        if let How::Http(rule) = &c.how {
+            match judge(&probe, rule, timeout).await {
+                Ok((request, judged)) => tally.record(c, Some(request), judged),
+                Err(why) => tally.skip(c, why),
+            }
+        }
+        progress(1);
+    }
+    probe.close();
+    Protocol { summary: ProtocolSummary::of(tally.results, None), findings: grouped(tally.failed) }
+}
+
+/// A `ping` request.
+fn ping(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+}
+
+/// A request as the report shows it: method, the headers that differ from a client's, body.
+fn shown(method: &str, headers: &[(&str, Option<&str>)], body: Option<&Value>) -> Value {
+    let headers: serde_json::Map<String, Value> = headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.map_or(Value::Null, |v| json!(v))))
+        .collect();
+    json!({"http": method, "headers": headers, "body": body})
+}
+
+/// Sends `body` by POST with `headers` over the session's: the request as shown and the answer.
+async fn post(
+    probe: &HttpProbe,
+    body: Value,
+    headers: &[(&'static str, Option<&str>)],
+    timeout: Duration,
+) -> (Value, Result<Answer, String>) {
+    let request = shown("POST", headers, Some(&body));
+    let sent = headers.iter().fold(Sent::post(body), |s, (k, v)| s.with(k, *v));
+    (request, answered(probe.send(sent, timeout).await))
+}
+
+fn answered(p: Probed) -> Result<Answer, String> {
+    match p {
+        Probed::Answer(a) => Ok(a),
+        Probed::Failed(why) => Err(why),
+    }
+}
+
+fn is_2xx(a: &Answer) -> bool {
+    (200..300).contains(&a.status)
+}
+
+fn is_4xx(a: &Answer) -> bool {
+    (400..500).contains(&a.status)
+}
+
+/// A failure of `severity` observing `a`.
+fn saw(a: &Answer, severity: Severity) -> Judged {
+    fail(Observed::said(a.said()), severity)
+}
+
+/// No answer at all: a failure (the server must answer every request).
+fn silent(why: String) -> Judged {
+    fail(Observed::said(why), Severity::Failure)
+}
+
+/// Runs one rule: the request as shown and the verdict, or why it was skipped.
+async fn judge(
+    probe: &HttpProbe,
+    rule: &Rule,
+    timeout: Duration,
+) -> Result<(Value, Judged), String> {
+    let need_session = || {
+        probe
+            .session
+            .as_deref()
+            .ok_or_else(|| "the server issued no session id (a stateless server)".to_owned())
+    };
+    let host = FOREIGN.trim_start_matches("http://");
+    let own = probe.origin();
+    Ok(match rule {
+        Rule::OriginForeign => {
+            let headers = [("origin", Some(FOREIGN)), NO_SESSION, NO_VERSION];
+            let (req, a) = post(probe, init(), &headers, timeout).await;
+            (req, origin_foreign(a))
+        }
+        Rule::OriginForeignHost => {
+            let headers = [("origin", Some(FOREIGN)), ("host", Some(host)), NO_SESSION, NO_VERSION];
+            let (req, a) = post(probe, init(), &headers, timeout).await;
+            (req, refused(a, "served: a DNS-rebinding page can drive the server"))
+        }
+        Rule::OriginOwn => {
+            let headers = [("origin", Some(own.as_str())), NO_SESSION, NO_VERSION];
+            let (req, a) = post(probe, init(), &headers, timeout).await;
+            (req, served(a, false))
+        }
+        Rule::SessionIdVisible => session_id_visible(need_session()?),
+        Rule::SessionMissing => {
+            need_session()?;
+            let (req, a) = post(probe, ping(201), &[NO_SESSION], timeout).await;
+            (req, status_is(a, 400, Severity::Warning))
+        }
+        Rule::SessionUnknown => {
+            need_session()?;
+            let headers = [("mcp-session-id", Some(UNKNOWN_SESSION))];
+            let (req, a) = post(probe, ping(202), &headers, timeout).await;
+            (req, status_is(a, 404, Severity::Warning))
+        }
+        Rule::VersionUnsupported => {
+            let headers = [("mcp-protocol-version", Some(UNSUPPORTED_VERSION))];
+            let (req, a) = post(probe, ping(203), &headers, timeout).await;
+            (req, status_is(a, 400, Severity::Failure))
+        }
+        Rule::VersionAbsent => {
+            let (req, a) = post(probe, ping(204), &[NO_VERSION], timeout).await;
+            (req, served(a, true))
+        }
+        Rule::AcceptJsonOnly => {
+            let headers = [("accept", Some("application/json"))];
+            let (req, a) = post(probe, ping(205), &headers, timeout).await;
+            (req, json_or_406(a))
+        }
+        Rule::Notification => {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "mcp-fuzz-no-such-request", "reason": "a probe"}});
+            let (req, a) = post(probe, note, &[], timeout).await;
+            (req, accepted_without_body(a))
+        }
+        Rule::Response => {
+            let response =
+                json!({"jsonrpc": "2.0", "id": "mcp-fuzz-no-such-request", "result": {}});
+            let (req, a) = post(probe, response, &[], timeout).await;
+            (req, accepted_without_body(a))
+        }
+        Rule::GetStream => get_stream(probe, timeout).await,
+        Rule::Batch => {
+            let (req, a) = post(probe, json!([ping(206), ping(207)]), &[], timeout).await;
+            (req, batch(a))
+        }
+        Rule::SessionDeleted => {
+            need_session()?;
+            session_deleted(probe, timeout).await
+        }
+    })
+}
+
+/// A refusal (4xx) passes; a request served is a failure (`why`); anything else a warning.
+fn refused(a: Result<Answer, String>, why: &str) -> Judged {
+    match a {
+        Ok(a) if is_4xx(&a) => Judged::Pass(a.said()),
+        Ok(a) if is_2xx(&a) => {
+            fail(Observed::said(format!("{} ({why})", a.said())), Severity::Failure)
+        }
+        Ok(a) => saw(&a, Severity::Warning),
+        Err(why) => silent(why),
+    }
+}
+
+/// A request served (with its response, when `response`) passes; anything else is a warning.
+fn served(a: Result<Answer, String>, response: bool) -> Judged {
+    match a {
+        Ok(a) if is_2xx(&a) && (!response || a.response().is_some()) => Judged::Pass(a.said()),
+        Ok(a) => saw(&a, Severity::Warning),
+        Err(why) => silent(why),
+    }
+}
+
+fn session_id_visible(id: &str) -> (Value, Judged) {
+    let judged = if !id.is_empty() && id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        Judged::Pass(format!("{} visible ASCII characters", id.len()))
+    } else {
+        fail(Observed::said(format!("the session id {id:?}")), Severity::Failure)
+    };
+    (json!({"http": "POST", "body": init()}), judged)
+}
+
+/// 406, or the answer as JSON, passes.
+fn json_or_406(a: Result<Answer, String>) -> Judged {
+    match a {
+        Ok(a) if a.status == 406 => Judged::Pass(a.said()),
+        Ok(a) if is_2xx(&a) && a.content_type == "application/json" && a.response().is_some() => {
+            Judged::Pass(a.said())
+        }
+        Ok(a) => saw(&a, Severity::Warning),
+        Err(why) => silent(why),
+    }
+}
+
+/// A batch processed (a result in the answer) is a warning; a refusal passes.
+fn batch(a: Result<Answer, String>) -> Judged {
+    match a {
+        Ok(a) if a.messages.iter().any(|m| m.get("result").is_some()) => fail(
+            Observed::said(format!("{} (the batch was processed)", a.said())),
+            Severity::Warning,
+        ),
+        Ok(a) => Judged::Pass(a.said()),
+        Err(why) => silent(why),
+    }
+}
+
+async fn get_stream(probe: &HttpProbe, timeout: Duration) -> (Value, Judged) {
+    let sent = Sent {
+        method: http::Method::GET,
+        headers: vec![("accept", Some("text/event-stream".into()))],
+        body: None,
+        read_body: false,
+    };
+    let req = shown("GET", &[("accept", Some("text/event-stream"))], None);
+    let judged = match answered(probe.send(sent, timeout).await) {
+        Ok(a) if a.status == 405 => Judged::Pass(a.said()),
+        Ok(a) if a.status == 200 && a.content_type == "text/event-stream" => Judged::Pass(a.said()),
+        Ok(a) => saw(&a, Severity::Failure),
+        Err(why) => silent(why),
+    };
+    (req, judged)
+}
+
+/// `DELETE` of the probe's session, then a `ping` in it.
+async fn session_deleted(probe: &HttpProbe, timeout: Duration) -> (Value, Judged) {
+    let sent =
+        Sent { method: http::Method::DELETE, headers: Vec::new(), body: None, read_body: true };
+    let req = shown("DELETE", &[], None);
+    let judged = match answered(probe.send(sent, timeout).await) {
+        Ok(a) if a.status == 405 => {
+            Judged::Pass(format!("{} (the server does not let clients end sessions)", a.said()))
+        }
+        Ok(a) if is_2xx(&a) => {
+            let (_, after) = post(probe, ping(208), &[], timeout).await;
+            let said = |b: &Answer| format!("DELETE: {}; then {}", a.said(), b.said());
+            match after {
+                Ok(b) if b.status == 404 => Judged::Pass(said(&b)),
+                Ok(b) => fail(Observed::said(said(&b)), Severity::Failure),
+                Err(why) => silent(format!("DELETE: {}; then {why}", a.said())),
+            }
+        }
+        Ok(a) => fail(Observed::said(format!("DELETE: {}", a.said())), Severity::Warning),
+        Err(why) => silent(why),
+    };
+    (req, judged)
+}
+
+/// `initialize` for a check (a session of its own, never used again).
+pub(super) fn init() -> Value {
+    crate::transport::http_probe::initialize(1)
+}
+
+/// 403 passes; a request served fails; another refusal is a warning.
+fn origin_foreign(a: Result<Answer, String>) -> Judged {
+    match a {
+        Ok(a) if a.status == 403 => Judged::Pass(a.said()),
+        Ok(a) if is_2xx(&a) => fail(
+            Observed::said(format!(
+                "{} (served: any web page the user visits can drive the server)",
+                a.said()
+            )),
+            Severity::Failure,
+        ),
+        Ok(a) => saw(&a, Severity::Warning),
+        Err(why) => silent(why),
+    }
+}
+
+/// `status` passes; a request served is a failure of `severity`'s weight at least a warning;
+/// another refusal a warning.
+fn status_is(a: Result<Answer, String>, status: u16, severity: Severity) -> Judged {
+    match a {
+        Ok(a) if a.status == status => Judged::Pass(a.said()),
+        Ok(a) if is_2xx(&a) => fail(Observed::said(format!("{} (served)", a.said())), severity),
+        Ok(a) => saw(&a, Severity::Warning),
+        Err(why) => silent(why),
+    }
+}
+
+/// 202 with no body, or a 4xx, passes; anything else breaks a MUST.
+fn accepted_without_body(a: Result<Answer, String>) -> Judged {
+    match a {
+        Ok(a) if a.status == 202 && a.body.trim().is_empty() => Judged::Pass(a.said()),
+        Ok(a) if is_4xx(&a) => Judged::Pass(a.said()),
+        Ok(a) => saw(&a, Severity::Failure),
+        Err(why) => silent(why),
+    }
+}
