@@ -513,6 +513,21 @@ impl Finding {
                  or credentials, provide them for the run (or --skip-tool it); if not, the \
                  failure is the tool's own and its message names it."
             }
+            FindingKind::ProtocolNonconformance
+                if self.check.as_deref().is_some_and(|c| c.starts_with("http-origin")) =>
+            {
+                "Validate Origin (and Host) on every request: refuse an Origin that is not your \
+                 own with 403 (the TypeScript SDK's `allowedOrigins` with \
+                 `enableDnsRebindingProtection`, rmcp's `with_allowed_origins`, FastMCP's \
+                 transport security settings), and bind 127.0.0.1 when serving locally."
+            }
+            FindingKind::ProtocolNonconformance
+                if self.check.as_deref().is_some_and(|c| c.starts_with("http-")) =>
+            {
+                "Follow the streamable HTTP transport's rule the check names (its specUrl): the \
+                 status code it gives is what clients act on (404 starts a new session, 400 \
+                 names a bad request, 202 acknowledges a notification)."
+            }
             _ => self.kind.rule().help,
         }
     }

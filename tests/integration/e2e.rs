@@ -36,6 +36,55 @@ fn fuzz_with(server: &[&str], timeout: &str) -> (i32, Value) {
     (run.code, report)
 }
 
+/// The same server fuzzed over streamable HTTP (`--http URL -- SERVER http`: mcp-fuzz starts
+/// it on a port of its own), with the same arguments as [`fuzz_with`].
+fn fuzz_http(server: &[&str], timeout: &str) -> (i32, Value) {
+    let mut args = vec![
+        "--json",
+        "--cases",
+        "3",
+        "--timeout",
+        timeout,
+        "--http",
+        "http://127.0.0.1:{port}/mcp",
+        "--",
+    ];
+    args.extend_from_slice(server);
+    let run = finish(
+        command(&args).current_dir(env!("CARGO_MANIFEST_DIR")).spawn().expect("mcp-fuzz starts"),
+    );
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    (run.code, report)
+}
+
+/// What a run found about the server's tools, prompts and resources (not the protocol checks,
+/// which differ by transport): item, kind and severity of each finding.
+fn verdicts(r: &Value) -> Vec<(String, String, String, String)> {
+    let mut v: Vec<(String, String, String, String)> = r["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["check"].is_null())
+        .map(|f| {
+            let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+            (s(&f["tool"]), s(&f["surface"]["name"]), s(&f["kind"]), s(&f["severity"]))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The same server over stdio and over streamable HTTP: the same verdicts about its tools,
+/// prompts and resources (issue 31 item 2).
+fn assert_same_verdicts(stdio: &Value, http: &Value) {
+    assert_eq!(verdicts(stdio), verdicts(http), "stdio and HTTP judge the server differently");
+    assert_eq!(http["target"]["transport"], "streamable-http");
+    let checks = http["protocol"]["checks"].as_array().expect("HTTP checks");
+    assert!(checks.iter().all(|c| c["id"].as_str().is_some_and(|i| i.starts_with("http-"))));
+    assert!(checks.iter().any(|c| c["status"] == "pass"), "{checks:#?}");
+}
+
 fn findings<'a>(r: &'a Value, tool: &str) -> Vec<&'a Value> {
     r["findings"].as_array().expect("findings").iter().filter(|f| f["tool"] == tool).collect()
 }
@@ -85,6 +134,8 @@ fn typescript_sdk_mcpserver() {
     let (code, r) = fuzz(&["node", script.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "the throwing tool is a finding: {r:#}");
     check_sdk_server(&r);
+    let (_, http) = fuzz_http(&["node", script.to_str().expect("utf-8"), "http"], "20");
+    assert_same_verdicts(&r, &http);
 }
 
 #[test]
@@ -95,6 +146,20 @@ fn python_sdk_fastmcp() {
     let (code, r) = fuzz(&[python.to_str().expect("utf-8"), script.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "the throwing tool is a finding: {r:#}");
     check_sdk_server(&r);
+    let (code, http) = fuzz_http(
+        &[python.to_str().expect("utf-8"), script.to_str().expect("utf-8"), "http"],
+        "20",
+    );
+    assert_same_verdicts(&r, &http);
+    // FastMCP keeps every transport rule the HTTP checks test.
+    let failed: Vec<&Value> = http["protocol"]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["status"] != "pass")
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(code, 1, "the throwing tool is a finding over HTTP too");
 }
 
 #[test]
@@ -189,14 +254,45 @@ fn server_everything_default_run_passes() {
     let entry =
         repo("fixtures/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     require(&entry);
-    let run = finish(
-        command(["--json", "--", "node", entry.to_str().expect("utf-8"), "stdio"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .spawn()
-            .expect("mcp-fuzz starts"),
-    );
+    let entry = entry.to_str().expect("utf-8");
+    let url = "http://127.0.0.1:{port}/mcp";
+    // The same default run over stdio and over streamable HTTP, side by side (both mostly wait).
+    let (run, http) = std::thread::scope(|s| {
+        let http = s.spawn(|| {
+            finish(
+                command(["--json", "--http", url, "--", "node", entry, "streamableHttp"])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .spawn()
+                    .expect("mcp-fuzz starts"),
+            )
+        });
+        let run = finish(
+            command(["--json", "--", "node", entry, "stdio"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .spawn()
+                .expect("mcp-fuzz starts"),
+        );
+        (run, http.join().expect("the HTTP run"))
+    });
     let r: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
+    let h: Value = serde_json::from_str(&http.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", http.stderr));
+    // Progress on the request's SSE stream extends the deadline as on stdio: the long-running
+    // tool is `slow` over both, never a `hang` (issue 31's first observation).
+    assert_same_verdicts(&r, &h);
+    // The transport's MUSTs it breaks (issue 31's targets): a foreign Origin is served, and a
+    // DELETEd session's id gets 400 instead of 404.
+    let failed: Vec<&str> = h["protocol"]["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert!(failed.contains(&"http-origin-foreign"), "{failed:?}");
+    assert!(failed.contains(&"http-session-deleted"), "{failed:?}");
+    assert_eq!(http.code, 1, "a broken MUST is a failure: {}", http.stderr);
     let all = r["findings"].as_array().expect("findings");
     assert!(all.iter().all(|f| f["severity"] != "failure"), "{all:#?}");
     assert_eq!(run.code, 0, "{all:#?}");

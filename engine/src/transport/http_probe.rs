@@ -9,6 +9,9 @@ use super::{ConnectError, ConnectOptions, Target};
 use serde_json::{Value, json};
 use std::time::Duration;
 
+/// Characters of an answer's body quoted in words (the status is what the checks judge).
+const SAID_CHARS: usize = 120;
+
 /// The largest body read from one answer.
 const BODY_LIMIT: usize = 1 << 20;
 
@@ -91,9 +94,12 @@ impl Answer {
             s.push_str(&format!(" ({})", self.content_type));
         }
         if let Some(m) = self.messages.first() {
-            s.push_str(&format!(": {}", super::excerpt(m)));
+            let text = super::excerpt(m);
+            let short: String = text.chars().take(SAID_CHARS).collect();
+            let more = if short.len() < text.len() { "…" } else { "" };
+            s.push_str(&format!(": {short}{more}"));
         } else if !self.body.trim().is_empty() {
-            let body: String = self.body.trim().chars().take(160).collect();
+            let body: String = self.body.trim().chars().take(SAID_CHARS).collect();
             s.push_str(&format!(": {body:?}"));
         }
         s

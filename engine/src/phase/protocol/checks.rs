@@ -514,8 +514,8 @@ pub(super) const HTTP_CHECKS: &[Check] = &[
     check(
         "http-batch",
         "a JSON-RPC batch (an array of two `ping`s)",
-        "/changelog",
-        "JSON-RPC batching was removed in revision 2025-06-18; a server that negotiated a later version should not process one",
+        "/basic/transports#sending-messages-to-the-server",
+        "the body of a POST MUST be a single JSON-RPC request, notification or response (batching was removed in revision 2025-06-18): a server that processes a batch invites clients to rely on it",
         "a refusal (HTTP 4xx or a JSON-RPC error)",
         Rule::Batch,
     ),

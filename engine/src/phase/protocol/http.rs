@@ -130,7 +130,7 @@ async fn judge(
         Rule::OriginForeignHost => {
             let headers = [("origin", Some(FOREIGN)), ("host", Some(host)), NO_SESSION, NO_VERSION];
             let (req, a) = post(probe, init(), &headers, timeout).await;
-            (req, refused(a, "served: a DNS-rebinding page can drive the server"))
+            (req, foreign_refused(a))
         }
         Rule::OriginOwn => {
             let headers = [("origin", Some(own.as_str())), NO_SESSION, NO_VERSION];
@@ -186,13 +186,11 @@ async fn judge(
     })
 }
 
-/// A refusal (4xx) passes; a request served is a failure (`why`); anything else a warning.
-fn refused(a: Result<Answer, String>, why: &str) -> Judged {
+/// A refusal (4xx) passes; a request served is a failure; anything else a warning.
+fn foreign_refused(a: Result<Answer, String>) -> Judged {
     match a {
         Ok(a) if is_4xx(&a) => Judged::Pass(a.said()),
-        Ok(a) if is_2xx(&a) => {
-            fail(Observed::said(format!("{} ({why})", a.said())), Severity::Failure)
-        }
+        Ok(a) if is_2xx(&a) => fail(foreign_served(&a), Severity::Failure),
         Ok(a) => saw(&a, Severity::Warning),
         Err(why) => silent(why),
     }
@@ -286,17 +284,20 @@ pub(super) fn init() -> Value {
     crate::transport::http_probe::initialize(1)
 }
 
+/// What a foreign origin served is observed as: one cause, whichever origin check saw it (a
+/// server without Origin validation fails both).
+fn foreign_served(a: &Answer) -> Observed {
+    Observed {
+        text: format!("{} (served: any web page the user visits can drive the server)", a.said()),
+        code: Some("a foreign origin served".into()),
+    }
+}
+
 /// 403 passes; a request served fails; another refusal is a warning.
 fn origin_foreign(a: Result<Answer, String>) -> Judged {
     match a {
         Ok(a) if a.status == 403 => Judged::Pass(a.said()),
-        Ok(a) if is_2xx(&a) => fail(
-            Observed::said(format!(
-                "{} (served: any web page the user visits can drive the server)",
-                a.said()
-            )),
-            Severity::Failure,
-        ),
+        Ok(a) if is_2xx(&a) => fail(foreign_served(&a), Severity::Failure),
         Ok(a) => saw(&a, Severity::Warning),
         Err(why) => silent(why),
     }
