@@ -82,6 +82,12 @@ impl Group {
         Self { id }
     }
 
+    /// The group's id (its leader's pid), when it is one to signal.
+    #[must_use]
+    pub fn id(&self) -> Option<u32> {
+        self.id.and_then(|p| u32::try_from(p.as_raw()).ok())
+    }
+
     /// `SIGKILL` to the whole group (the leader and whatever it forked), if it is still
     /// registered; it is taken out of the registry, so no later call signals it again. True
     /// when this call sent the signal. A group whose members have all exited is normal here

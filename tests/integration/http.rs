@@ -95,6 +95,48 @@ fn right_token_scores_100_and_stays_secret() {
     assert_eq!(r["score"]["percent"], 100.0, "{r:#}");
     assert_eq!(r["target"]["transport"], "streamable-http");
     assert_eq!(r["target"]["headers"], serde_json::json!(["Authorization: [REDACTED]"]));
+    // A request without the token gets 401, but nothing tells a client where to authorize.
+    let auth = crate::util::entry(&r["protocol"], "checks", "id", "http-auth-metadata");
+    assert_eq!(auth["status"], "fail", "{auth:#}");
+    assert!(
+        auth["observed"].as_str().is_some_and(|o| o.contains("no resource_metadata")),
+        "{auth:#}"
+    );
+}
+
+/// The same server pointing its 401 at RFC 9728 metadata (`FX_AUTH_METADATA`), started by
+/// mcp-fuzz: the check passes, and the token is not in any output.
+#[test]
+fn a_401_that_names_its_metadata_passes_the_auth_check() {
+    let header = format!("Authorization: Bearer {TOKEN}");
+    let run = finish(
+        command([
+            "--json",
+            "--cases",
+            "1",
+            "--no-stateful",
+            "--header",
+            &header,
+            "--env",
+            &format!("FX_REQUIRE_TOKEN={TOKEN}"),
+            "--env",
+            "FX_AUTH_METADATA=1",
+            "--http",
+            "http://127.0.0.1:{port}/mcp",
+            "--",
+            server("fx-http").to_str().expect("utf-8"),
+        ])
+        .spawn()
+        .expect("starts"),
+    );
+    run.assert_code(SUCCESS);
+    assert_hidden(&run, &[TOKEN]);
+    let r = report(&run);
+    let checks = r["protocol"]["checks"].as_array().expect("checks");
+    let failed: Vec<&Value> = checks.iter().filter(|c| c["status"] != "pass").collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let auth = crate::util::entry(&r["protocol"], "checks", "id", "http-auth-metadata");
+    assert!(auth["observed"].as_str().is_some_and(|o| o.contains("resource_metadata")), "{auth:#}");
 }
 
 #[test]

@@ -31,10 +31,13 @@ pub struct HttpProbe {
     pub session: Option<String>,
     /// The protocol version it negotiated.
     pub protocol: Option<String>,
+    /// The SSE event ids seen on the session's streams, in order.
+    event_ids: std::sync::Mutex<Vec<String>>,
 }
 
 /// One request: its method, the headers to set (`None` drops a default one: `Accept`,
 /// `Content-Type`, `Mcp-Session-Id`, `MCP-Protocol-Version`) and its body.
+#[derive(Default)]
 pub struct Sent {
     /// `POST`, `GET` or `DELETE`.
     pub method: http::Method,
@@ -44,13 +47,17 @@ pub struct Sent {
     pub body: Option<Value>,
     /// Whether to read the body (an SSE stream on `GET` never ends: its headers tell enough).
     pub read_body: bool,
+    /// Without the `--header` values (the credentials).
+    pub anonymous: bool,
+    /// Another URL than the endpoint (the authorization metadata).
+    pub url: Option<String>,
 }
 
 impl Sent {
     /// A `POST` of `body` with the session's headers.
     #[must_use]
     pub fn post(body: Value) -> Self {
-        Self { method: http::Method::POST, headers: Vec::new(), body: Some(body), read_body: true }
+        Self { method: http::Method::POST, body: Some(body), read_body: true, ..Self::default() }
     }
 
     /// The same request with `name` set to `value` (`None`: not sent).
@@ -70,6 +77,8 @@ pub struct Answer {
     pub content_type: String,
     /// `Mcp-Session-Id`.
     pub session: Option<String>,
+    /// `WWW-Authenticate`.
+    pub www_authenticate: Option<String>,
     /// The body's first bytes (lossy UTF-8), when read.
     pub body: String,
     /// The JSON-RPC messages of the body: a JSON body's value (each member of an array), or
@@ -144,6 +153,7 @@ impl HttpProbe {
             launched,
             session: None,
             protocol: None,
+            event_ids: std::sync::Mutex::new(Vec::new()),
         };
         let stderr = || probe_tail(&probe.launched);
         let answer = match probe.send(Sent::post(initialize(1)), opts.startup_timeout).await {
@@ -165,6 +175,23 @@ impl HttpProbe {
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let _ = probe.send(Sent::post(initialized), opts.startup_timeout).await;
         Ok(probe)
+    }
+
+    /// Whether `--header` gave an `Authorization` header.
+    #[must_use]
+    pub fn authorized(&self) -> bool {
+        self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    }
+
+    /// The RFC 9728 metadata URLs of the endpoint: with its path, then at the root.
+    #[must_use]
+    pub fn metadata_urls(&self) -> Vec<String> {
+        let path = self.url.parse::<http::Uri>().map(|u| u.path().trim_end_matches('/').to_owned());
+        let base = format!("{}/.well-known/oauth-protected-resource", self.origin());
+        match path {
+            Ok(p) if !p.is_empty() => vec![format!("{base}{p}"), base],
+            _ => vec![base],
+        }
     }
 
     /// The endpoint's origin (`http://127.0.0.1:PORT`).
@@ -195,13 +222,15 @@ impl HttpProbe {
         if sent.body.is_some() {
             defaults.push(("content-type", Some("application/json".into())));
         }
-        let mut req = self.client.request(sent.method, &self.url);
-        for (k, v) in &self.headers {
+        let mut req = self.client.request(sent.method, sent.url.as_deref().unwrap_or(&self.url));
+        for (k, v) in self.headers.iter().filter(|_| !sent.anonymous) {
             req = req.header(k.as_str(), v.as_str());
         }
+        let mut in_session = false;
         for (name, value) in &defaults {
             let given = sent.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name));
             if let Some(v) = given.map_or(value.as_ref(), |(_, v)| v.as_ref()) {
+                in_session |= *name == "mcp-session-id" && self.session.as_ref() == Some(v);
                 req = req.header(*name, v.as_str());
             }
         }
@@ -224,6 +253,7 @@ impl HttpProbe {
         let mut answer = Answer {
             status: resp.status().as_u16(),
             session: header("mcp-session-id"),
+            www_authenticate: header("www-authenticate"),
             content_type,
             ..Answer::default()
         };
@@ -243,6 +273,9 @@ impl HttpProbe {
             }
         }
         answer.body = String::from_utf8_lossy(&bytes[..bytes.len().min(BODY_LIMIT)]).into_owned();
+        if sse && in_session {
+            self.event_ids.lock().expect("event ids").extend(event_ids(&bytes));
+        }
         answer.messages = if sse {
             events(&bytes)
         } else {
@@ -253,6 +286,21 @@ impl HttpProbe {
             }
         };
         Ok(answer)
+    }
+
+    /// For a server mcp-fuzz started: the addresses its processes listen on at the URL's port
+    /// (empty where `/proc` does not tell); `None` for a server someone else runs.
+    #[must_use]
+    pub fn bound(&self) -> Option<Vec<std::net::IpAddr>> {
+        let l = self.launched.as_ref()?;
+        let port = self.url.parse::<http::Uri>().ok()?.port_u16()?;
+        Some(l.group.id().map_or_else(Vec::new, |g| launch::listening(g, port)))
+    }
+
+    /// The SSE event ids seen so far on the streams of the probe's session.
+    #[must_use]
+    pub fn event_ids(&self) -> Vec<String> {
+        self.event_ids.lock().expect("event ids").clone()
     }
 
     /// The last lines the server wrote (a server mcp-fuzz started).
@@ -319,6 +367,22 @@ fn events(bytes: &[u8]) -> Vec<Value> {
     out
 }
 
+/// The `id` of each complete SSE event in `bytes` that has one.
+fn event_ids(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes).replace("\r\n", "\n");
+    let complete = text.rfind("\n\n").map_or("", |end| &text[..end]);
+    complete
+        .split("\n\n")
+        .filter_map(|event| {
+            event
+                .lines()
+                .filter_map(|l| l.strip_prefix("id:"))
+                .next_back()
+                .map(|id| id.trim().to_owned())
+        })
+        .collect()
+}
+
 /// A transport error in words (reqwest's own wording names the URL only).
 fn reqwest_words(e: &reqwest::Error) -> String {
     use std::error::Error as _;
@@ -341,5 +405,6 @@ mod tests {
         let got = events(stream);
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(is_response(&got[1]));
+        assert_eq!(event_ids(stream), ["1"]);
     }
 }

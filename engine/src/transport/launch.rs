@@ -170,6 +170,80 @@ pub(crate) async fn start(
     Ok(Launched { url, remaining, stdin, stderr, exit_rx, kill_tx, group })
 }
 
+/// The local addresses the processes of group `pgid` listen on at `port` (TCP, IPv4 and
+/// IPv6, read from `/proc`); empty where `/proc` does not tell (another OS).
+#[must_use]
+pub fn listening(pgid: u32, port: u16) -> Vec<std::net::IpAddr> {
+    let mut sockets = std::collections::BTreeSet::new();
+    for pid in members(pgid) {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                let link = link.to_string_lossy().into_owned();
+                if let Some(inode) = link.strip_prefix("socket:[").and_then(|l| l.strip_suffix(']'))
+                {
+                    sockets.insert(inode.to_owned());
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+            let (Some(local), Some(state), Some(inode)) = (cols.get(1), cols.get(3), cols.get(9))
+            else {
+                continue;
+            };
+            if *state != "0A" || !sockets.contains(*inode) {
+                continue;
+            }
+            if let Some((ip, p)) = proc_address(local)
+                && p == port
+            {
+                found.push(ip);
+            }
+        }
+    }
+    found
+}
+
+/// The pids whose process group is `pgid`.
+fn members(pgid: u32) -> Vec<u32> {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
+    procs
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().is_some_and(|stat| {
+                // pid (comm) state ppid pgrp ...: the comm may hold spaces and parentheses.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok())
+                    == Some(pgid)
+            })
+        })
+        .collect()
+}
+
+/// A `/proc/net/tcp{,6}` address (`0100007F:1F90`: the address's 32-bit words in host order).
+fn proc_address(text: &str) -> Option<(std::net::IpAddr, u16)> {
+    let (ip, port) = text.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let words: Vec<u32> = (0..ip.len() / 8)
+        .map(|i| u32::from_str_radix(&ip[i * 8..i * 8 + 8], 16).map(u32::swap_bytes))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+    let ip = match bytes.len() {
+        4 => std::net::IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
+        16 => std::net::IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
+        _ => return None,
+    };
+    Some((ip, port))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,6 +278,33 @@ mod tests {
         assert_eq!(a("http://127.0.0.1:8123/mcp"), "127.0.0.1:8123");
         assert_eq!(a("http://localhost/mcp"), "localhost:80");
         assert_eq!(a("https://[::1]/mcp"), "[::1]:443");
+    }
+
+    #[test]
+    fn proc_net_addresses_are_read_in_host_order() {
+        let (ip, port) = proc_address("0100007F:1F90").expect("v4");
+        assert_eq!((ip.to_string(), port), ("127.0.0.1".to_owned(), 8080));
+        let (ip, _) = proc_address("00000000:0050").expect("any");
+        assert!(ip.is_unspecified());
+        let (ip, _) = proc_address("00000000000000000000000001000000:0050").expect("v6");
+        assert_eq!(ip.to_string(), "::1");
+    }
+
+    #[test]
+    fn a_launched_process_is_seen_listening() {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        // This test's own process group: the test binary is one of its members.
+        let pgid = nix_pgid();
+        let found = listening(pgid, port);
+        assert_eq!(found, [std::net::IpAddr::from([127, 0, 0, 1])], "{found:?}");
+    }
+
+    /// This process's group id, from `/proc/self/stat`.
+    fn nix_pgid() -> u32 {
+        let stat = std::fs::read_to_string("/proc/self/stat").expect("stat");
+        let rest = stat.rsplit_once(')').expect("comm").1;
+        rest.split_whitespace().nth(2).expect("pgrp").parse().expect("number")
     }
 
     #[test]

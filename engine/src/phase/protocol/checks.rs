@@ -371,6 +371,8 @@ pub(super) fn code(m: &Value) -> Option<i64> {
 
 /// What one HTTP check sends and how it is judged.
 pub(super) enum Rule {
+    /// The addresses a server mcp-fuzz started listens on: loopback only.
+    BindsLoopback,
     /// `initialize` with a foreign `Origin` (the `Host` unchanged): 403.
     OriginForeign,
     /// `initialize` with a foreign `Host` and `Origin` (a DNS-rebinding page): refused.
@@ -398,6 +400,11 @@ pub(super) enum Rule {
     GetStream,
     /// A JSON-RPC batch (removed in 2025-06-18): refused.
     Batch,
+    /// The SSE event ids of the session's streams so far: unique.
+    EventIds,
+    /// With `--header Authorization`: a request without it gets 401 pointing at RFC 9728
+    /// metadata.
+    AuthMetadata,
     /// `DELETE` of the session, then `ping` in it: 404 (or 405 for the `DELETE`).
     SessionDeleted,
 }
@@ -415,6 +422,14 @@ const fn check(
 
 /// Every HTTP check, in the order they run (the session's `DELETE` last).
 pub(super) const HTTP_CHECKS: &[Check] = &[
+    check(
+        "http-binds-loopback",
+        "the addresses the server mcp-fuzz started listens on",
+        "/basic/transports#security-warning",
+        "when running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)",
+        "loopback addresses only",
+        Rule::BindsLoopback,
+    ),
     check(
         "http-origin-foreign",
         "`initialize` with a foreign `Origin` header",
@@ -518,6 +533,22 @@ pub(super) const HTTP_CHECKS: &[Check] = &[
         "the body of a POST MUST be a single JSON-RPC request, notification or response (batching was removed in revision 2025-06-18): a server that processes a batch invites clients to rely on it",
         "a refusal (HTTP 4xx or a JSON-RPC error)",
         Rule::Batch,
+    ),
+    check(
+        "http-sse-event-ids",
+        "the SSE event ids of the session's streams (every check's answer so far)",
+        "/basic/transports#resumability-and-redelivery",
+        "an event ID MUST be globally unique across all streams within the session: a client resuming with Last-Event-ID names one event",
+        "no event id twice",
+        Rule::EventIds,
+    ),
+    check(
+        "http-auth-metadata",
+        "`ping` without the `Authorization` header given with --header",
+        "/basic/authorization#authorization-server-location",
+        "a server that needs authorization MUST point clients at its RFC 9728 protected resource metadata (WWW-Authenticate resource_metadata, or the well-known URL); a client cannot find its authorization server otherwise",
+        "HTTP 401 whose metadata names the resource and its authorization servers",
+        Rule::AuthMetadata,
     ),
     check(
         "http-session-deleted",

@@ -179,6 +179,9 @@ async fn judge(
             let (req, a) = post(probe, json!([ping(206), ping(207)]), &[], timeout).await;
             (req, batch(a))
         }
+        Rule::EventIds => event_ids_unique(&probe.event_ids()),
+        Rule::BindsLoopback => binds_loopback(probe.bound())?,
+        Rule::AuthMetadata => auth_metadata(probe, timeout).await?,
         Rule::SessionDeleted => {
             need_session()?;
             session_deleted(probe, timeout).await
@@ -242,8 +245,7 @@ async fn get_stream(probe: &HttpProbe, timeout: Duration) -> (Value, Judged) {
     let sent = Sent {
         method: http::Method::GET,
         headers: vec![("accept", Some("text/event-stream".into()))],
-        body: None,
-        read_body: false,
+        ..Sent::default()
     };
     let req = shown("GET", &[("accept", Some("text/event-stream"))], None);
     let judged = match answered(probe.send(sent, timeout).await) {
@@ -255,10 +257,112 @@ async fn get_stream(probe: &HttpProbe, timeout: Duration) -> (Value, Judged) {
     (req, judged)
 }
 
+/// A server mcp-fuzz started listens on loopback addresses only (a warning: a SHOULD).
+fn binds_loopback(bound: Option<Vec<std::net::IpAddr>>) -> Result<(Value, Judged), String> {
+    let bound =
+        bound.ok_or("the server was not started by mcp-fuzz (its sockets are not ours to read)")?;
+    if bound.is_empty() {
+        return Err("no listening socket of the server's processes found at the URL's port (/proc tells nothing here)".into());
+    }
+    let open: Vec<String> =
+        bound.iter().filter(|ip| !ip.is_loopback()).map(ToString::to_string).collect();
+    let shown: Vec<String> = bound.iter().map(ToString::to_string).collect();
+    let judged = if open.is_empty() {
+        Judged::Pass(format!("listens on {}", shown.join(", ")))
+    } else {
+        let all = bound.iter().any(std::net::IpAddr::is_unspecified);
+        let what = if all { "binds all interfaces" } else { "binds a non-loopback address" };
+        fail(
+            Observed::said(format!(
+                "{what} ({}): other machines can reach it; bind 127.0.0.1 for a local server",
+                open.join(", ")
+            )),
+            Severity::Warning,
+        )
+    };
+    Ok((json!({"listening": shown}), judged))
+}
+
+/// A request without the credentials gets 401 that points at RFC 9728 metadata (its
+/// `resource_metadata`, or the well-known URL), and the metadata names the resource and its
+/// authorization servers.
+async fn auth_metadata(probe: &HttpProbe, timeout: Duration) -> Result<(Value, Judged), String> {
+    if !probe.authorized() {
+        return Err("no Authorization header was given (--header)".into());
+    }
+    let sent = Sent { anonymous: true, ..Sent::post(ping(209)) };
+    let req = json!({"http": "POST", "headers": {"authorization": null}, "body": ping(209)});
+    let a = match answered(probe.send(sent, timeout).await) {
+        Ok(a) if a.status == 401 => a,
+        Ok(a) => {
+            return Ok((
+                req,
+                Judged::Pass(format!("{} (the credentials are not required)", a.said())),
+            ));
+        }
+        Err(why) => return Ok((req, silent(why))),
+    };
+    let challenge = a.www_authenticate.clone().unwrap_or_default();
+    let named = challenge.split("resource_metadata=").nth(1).map(|v| {
+        v.trim_start_matches('"').split(['"', ',', ' ']).next().unwrap_or_default().to_owned()
+    });
+    let urls = named.clone().map_or_else(|| probe.metadata_urls(), |u| vec![u]);
+    for url in &urls {
+        let get = Sent {
+            method: http::Method::GET,
+            read_body: true,
+            anonymous: true,
+            url: Some(url.clone()),
+            ..Sent::default()
+        };
+        if let Ok(m) = answered(probe.send(get, timeout).await)
+            && m.status == 200
+            && m.messages.first().is_some_and(|v| {
+                v.get("resource").is_some() && v.get("authorization_servers").is_some()
+            })
+        {
+            return Ok((
+                req,
+                Judged::Pass(format!("401, WWW-Authenticate {challenge:?}; metadata at {url}")),
+            ));
+        }
+    }
+    let why = match named {
+        Some(url) => format!(
+            "401 with WWW-Authenticate {challenge:?}; its resource_metadata {url} is not RFC 9728 metadata (`resource`, `authorization_servers`)"
+        ),
+        None => format!(
+            "401 with WWW-Authenticate {challenge:?} (no resource_metadata), and no RFC 9728 metadata at {}",
+            urls.join(" or ")
+        ),
+    };
+    Ok((req, fail(Observed::said(why), Severity::Warning)))
+}
+
+/// The session's SSE event ids: none twice.
+fn event_ids_unique(ids: &[String]) -> (Value, Judged) {
+    let mut seen = std::collections::BTreeSet::new();
+    let twice: Vec<&String> = ids.iter().filter(|id| !seen.insert(id.as_str())).collect();
+    let judged = match twice.first() {
+        _ if ids.is_empty() => {
+            Judged::Pass("no event ids (the server offers no resumption)".into())
+        }
+        None => Judged::Pass(format!("{} event ids, all distinct", ids.len())),
+        Some(id) => fail(
+            Observed::said(format!(
+                "the event id {id:?} twice among {} ({} repeated in all)",
+                ids.len(),
+                twice.len()
+            )),
+            Severity::Failure,
+        ),
+    };
+    (json!({"http": "POST", "note": "the answers of the checks before this one"}), judged)
+}
+
 /// `DELETE` of the probe's session, then a `ping` in it.
 async fn session_deleted(probe: &HttpProbe, timeout: Duration) -> (Value, Judged) {
-    let sent =
-        Sent { method: http::Method::DELETE, headers: Vec::new(), body: None, read_body: true };
+    let sent = Sent { method: http::Method::DELETE, read_body: true, ..Sent::default() };
     let req = shown("DELETE", &[], None);
     let judged = match answered(probe.send(sent, timeout).await) {
         Ok(a) if a.status == 405 => {
