@@ -137,8 +137,11 @@ fn the_protocol_phase_reports_each_check_with_its_spec_and_its_own_score() {
         c["specUrl"].as_str().is_some_and(|u| u.starts_with("https://"))
             && c["rationale"].is_string()
     }));
-    assert_eq!(p["failed"], 5, "{p:#}");
-    assert_eq!(p["score"], 66.7);
+    // Its `{}` to any method it does not serve answers `resources/read` of a resource that
+    // does not exist too.
+    assert_eq!(status("resource-not-found"), Some("fail".into()));
+    assert_eq!(p["failed"], 6, "{p:#}");
+    assert_eq!(p["score"], 62.5);
     assert_eq!(r["score"]["percent"], 100.0, "the crash-resilience score is untouched");
     // One cause, one finding: the three non-object `arguments` answered -32603 alike.
     let internal: Vec<&Value> =

@@ -145,6 +145,20 @@ pub(super) const CHECKS: &[Check] = &[
         },
     },
     Check {
+        id: "resource-not-found",
+        title: "`resources/read` of a resource that does not exist (`mcp-fuzz://no-such-resource`)",
+        spec: Spec::Mcp("/server/resources#error-handling"),
+        rationale: "a resource that is not found is the client's mistake: -32002 in 2025-11-25, -32602 Invalid params from 2026-07-28 (SEP-2164, clients accept both), never a fault such as -32603 or 0",
+        expected: "error -32002 or -32602 (or -32601 from a server without resources)",
+        how: How::Request {
+            id: || json!(103),
+            method: "resources/read",
+            params: Params::Fixed(|| json!({"uri": "mcp-fuzz://no-such-resource"})),
+            judge: resource_not_found,
+            silence: Silence::Fails,
+        },
+    },
+    Check {
         id: "tools-call-no-name",
         title: "`tools/call` without `name`",
         spec: Spec::Mcp("/server/tools#error-handling"),
@@ -320,6 +334,16 @@ fn empty_result(m: &Value) -> Judged {
 fn method_not_found(m: &Value) -> Judged {
     match code(m) {
         Some(-32601) => Judged::Pass("error -32601".into()),
+        _ => fail(Observed::of(m), Severity::Warning),
+    }
+}
+
+/// -32002 (2025-11-25) and -32602 (2026-07-28, SEP-2164) pass, and -32601 (no resources
+/// served); anything else is a warning.
+fn resource_not_found(m: &Value) -> Judged {
+    match code(m) {
+        Some(c @ (-32002 | -32602)) => Judged::Pass(format!("error {c}")),
+        Some(-32601) => Judged::Pass("error -32601 (the server serves no resources)".into()),
         _ => fail(Observed::of(m), Severity::Warning),
     }
 }
