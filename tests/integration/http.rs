@@ -23,7 +23,8 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    /// Starts `fx-http` requiring `Authorization: Bearer <token>` and reads its URL.
+    /// Starts `fx-http` requiring `Authorization: Bearer <token>` (none for an empty token) and
+    /// reads its URL.
     pub(crate) fn start(token: &str) -> Self {
         Self::start_with(token, None)
     }
@@ -35,8 +36,10 @@ impl HttpServer {
         if let Some(bug) = bug {
             cmd.env("FX_HTTP_BUG", bug);
         }
+        if !token.is_empty() {
+            cmd.env("FX_REQUIRE_TOKEN", token);
+        }
         let mut child = cmd
-            .env("FX_REQUIRE_TOKEN", token)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -315,4 +318,37 @@ fn a_launched_http_server_must_be_local_and_must_listen() {
     assert_eq!(silent.code, SERVER_START, "{}", silent.stderr);
     assert!(silent.stderr.contains("did not open 127.0.0.1:"), "{}", silent.stderr);
     assert!(silent.stderr.contains("starting on "), "the server's output: {}", silent.stderr);
+}
+
+/// A server someone else runs (`--http URL` without a command) that dies on an input: the call
+/// ends as the server's death as soon as its port refuses connections (not after the call's
+/// timeout), the tool is given up with a note that says why nothing was restarted, and the
+/// other tools keep their results.
+///
+/// See: issue 31 item 1 ("a clear note when it goes away").
+#[test]
+fn an_external_http_server_that_goes_away_is_reported_not_waited_for() {
+    let fx = HttpServer::start_with("", Some("exit"));
+    let run = finish(
+        command(["--json", "--no-stateful", "--timeout", "60", "--http", &fx.url])
+            .spawn()
+            .expect("starts"),
+    );
+    run.assert_code(FINDINGS);
+    let r = report(&run);
+    let exited = crate::run::finding_of_kind(&r, "exited");
+    assert_eq!(exited["tool"], "ratio", "{exited:#}");
+    let ratio = crate::util::tool(&r, "ratio");
+    assert!(
+        ratio["reason"]
+            .as_str()
+            .is_some_and(|n| n.contains("went away") && n.contains("--http URL -- COMMAND")),
+        "{ratio:#}"
+    );
+    assert!(crate::run::findings_of_kind(&r, "hang").is_empty(), "{r:#}");
+    assert!(
+        r["protocol"]["reason"].as_str().is_some_and(|n| n.contains("went away")),
+        "{:#}",
+        r["protocol"]
+    );
 }

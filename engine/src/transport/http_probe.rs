@@ -159,6 +159,12 @@ impl HttpProbe {
         let answer = match probe.send(Sent::post(initialize(1)), opts.startup_timeout).await {
             Probed::Answer(a) => a,
             Probed::Failed(why) => {
+                if probe.launched.is_none()
+                    && let Some(addr) = launch::endpoint(&probe.url)
+                    && !launch::accepts(&addr).await
+                {
+                    return Err(ConnectError::Gone { addr });
+                }
                 return Err(ConnectError::Handshake { message: why, stderr: stderr() });
             }
         };

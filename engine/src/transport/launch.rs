@@ -92,6 +92,11 @@ fn free_port() -> Result<u16, ConnectError> {
         .map_err(|e| ConnectError::Invalid(format!("no free loopback port for the server: {e}")))
 }
 
+/// The `host:port` of an HTTP URL (`None` for what is not one).
+pub(crate) fn endpoint(url: &str) -> Option<String> {
+    parse(url).ok().map(|u| address(&u))
+}
+
 /// The `host:port` a URL's requests go to.
 fn address(uri: &http::Uri) -> String {
     let host = uri.host().unwrap_or("127.0.0.1").trim_start_matches('[').trim_end_matches(']');
@@ -99,7 +104,8 @@ fn address(uri: &http::Uri) -> String {
     if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") }
 }
 
-async fn accepts(addr: &str) -> bool {
+/// Whether `addr` accepts a TCP connection within a quarter of a second.
+pub(crate) async fn accepts(addr: &str) -> bool {
     matches!(
         tokio::time::timeout(Duration::from_millis(250), tokio::net::TcpStream::connect(addr))
             .await,

@@ -94,6 +94,16 @@ pub enum ConnectError {
         /// Last output lines.
         stderr: Vec<String>,
     },
+    /// Nothing answers at the address of a server someone else runs.
+    #[error(
+        "nothing answers at {addr}: the server went away (mcp-fuzz did not start it, so it \
+         cannot restart it; give its command after `--`, as in `--http URL -- COMMAND`, to have \
+         it started and restarted)"
+    )]
+    Gone {
+        /// `host:port`.
+        addr: String,
+    },
     /// The handshake failed.
     #[error("the MCP handshake failed: {message}")]
     Handshake {
@@ -355,6 +365,12 @@ impl Connection {
             Ok(Ok(c)) => c,
             Ok(Err(e)) => {
                 end(&launched);
+                if launched.is_none()
+                    && let Some(addr) = launch::endpoint(url)
+                    && !launch::accepts(&addr).await
+                {
+                    return Err(ConnectError::Gone { addr });
+                }
                 return Err(ConnectError::Handshake {
                     message: redact(&e.to_string(), headers),
                     stderr: stderr_of(&launched),
@@ -377,7 +393,7 @@ impl Connection {
             .unwrap_or_else(|| json!({}));
         let (exit, group, stderr) = match &launched {
             Some(l) => (Some(l.exit_rx.clone()), Some(Arc::clone(&l.group)), Arc::clone(&l.stderr)),
-            None => (None, None, Arc::new(Mutex::new(VecDeque::new()))),
+            None => (gone_watch(url), None, Arc::new(Mutex::new(VecDeque::new()))),
         };
         let (kill, stdin) = launched.map(|l| (l.kill_tx, l.stdin)).unzip();
         Ok(Self {
@@ -708,6 +724,30 @@ impl Connection {
             group.kill();
         }
     }
+}
+
+/// How often the address of a server someone else runs is tried while a connection lives.
+const GONE_POLL: Duration = Duration::from_secs(1);
+
+/// For a server someone else runs over HTTP (no process to watch): a watch that reports an exit
+/// once its address has refused connections twice in a row, so that a call in flight ends as
+/// the server's death instead of waiting out its timeout. It stops with the connection.
+fn gone_watch(url: &str) -> Option<watch::Receiver<Option<ExitInfo>>> {
+    let addr = launch::endpoint(url)?;
+    let (tx, rx) = watch::channel(None);
+    tokio::spawn(async move {
+        let mut misses = 0;
+        while misses < 2 {
+            tokio::select! {
+                // Every receiver is gone: the connection ended.
+                () = tx.closed() => return,
+                () = tokio::time::sleep(GONE_POLL) => {}
+            }
+            misses = if launch::accepts(&addr).await { 0 } else { misses + 1 };
+        }
+        let _ = tx.send(Some(ExitInfo { code: None, signal: None }));
+    });
+    Some(rx)
 }
 
 /// Keeps the last [`STDERR_LINES`] lines of `pipe` in `tail`, from a task of its own.
