@@ -1,8 +1,9 @@
 //! The streamable HTTP transport's own rules (MCP 2025-11-25 `basic/transports`), checked with
 //! raw requests on a session of their own ([`HttpProbe`]): DNS-rebinding protection (`Origin`),
 //! sessions, the protocol-version header, what a POST of a notification or a response gets,
-//! the GET stream and batches. Each request is harmless: `ping`, `initialize`, a cancellation of
-//! a request that never was. Severity follows the specification's word: a MUST broken is a
+//! the GET stream, batches, SSE event ids, the metadata behind a 401, and (for a server mcp-fuzz
+//! started) the addresses it listens on. Each request is harmless: `ping`, `initialize`, a
+//! cancellation of a request that never was, a `DELETE` of the probe's own session (last). Severity follows the specification's word: a MUST broken is a
 //! failure, a SHOULD a warning; a refusal with another status than the one required is a
 //! warning (nothing was served).
 
