@@ -26,29 +26,20 @@ fn fuzz(server: &[&str]) -> (i32, Value) {
 }
 
 fn fuzz_with(server: &[&str], timeout: &str) -> (i32, Value) {
-    let mut args = vec!["--json", "--cases", "3", "--timeout", timeout, "--"];
-    args.extend_from_slice(server);
-    let run = finish(
-        command(&args).current_dir(env!("CARGO_MANIFEST_DIR")).spawn().expect("mcp-fuzz starts"),
-    );
-    let report = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not a JSON report ({e}); stderr:\n{}", run.stderr));
-    (run.code, report)
+    fuzz_over(&[], server, timeout)
 }
 
 /// The same server fuzzed over streamable HTTP (`--http URL -- SERVER http`: mcp-fuzz starts
 /// it on a port of its own), with the same arguments as [`fuzz_with`].
 fn fuzz_http(server: &[&str], timeout: &str) -> (i32, Value) {
-    let mut args = vec![
-        "--json",
-        "--cases",
-        "3",
-        "--timeout",
-        timeout,
-        "--http",
-        "http://127.0.0.1:{port}/mcp",
-        "--",
-    ];
+    fuzz_over(&["--http", "http://127.0.0.1:{port}/mcp"], server, timeout)
+}
+
+/// `mcp-fuzz --json --cases 3 --timeout TIMEOUT TRANSPORT -- SERVER`: its exit code and report.
+fn fuzz_over(transport: &[&str], server: &[&str], timeout: &str) -> (i32, Value) {
+    let mut args = vec!["--json", "--cases", "3", "--timeout", timeout];
+    args.extend_from_slice(transport);
+    args.push("--");
     args.extend_from_slice(server);
     let run = finish(
         command(&args).current_dir(env!("CARGO_MANIFEST_DIR")).spawn().expect("mcp-fuzz starts"),

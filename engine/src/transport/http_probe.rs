@@ -314,15 +314,9 @@ impl HttpProbe {
     pub fn output_tail(&self) -> Vec<String> {
         probe_tail(&self.launched)
     }
-
-    /// Ends the probe (and the process it started).
-    pub fn close(self) {
-        if let Some(l) = &self.launched {
-            l.group.kill();
-        }
-    }
 }
 
+/// Dropping the probe kills the process it started.
 impl Drop for HttpProbe {
     fn drop(&mut self) {
         if let Some(l) = &self.launched {

@@ -148,7 +148,6 @@ pub(crate) async fn start(
     let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
         spawn(&command, &env, launch.inherit_env, launch.cwd.as_ref())?;
     drain(stdout, &stderr);
-    let tail = |s: &Arc<Mutex<VecDeque<String>>>| super::tail(s);
     loop {
         let exited = exit_rx.borrow().clone();
         if let Some(info) = exited {
@@ -156,7 +155,7 @@ pub(crate) async fn start(
             group.kill();
             return Err(ConnectError::ExitedDuringStartup {
                 status: info.to_string(),
-                stderr: tail(&stderr),
+                stderr: super::tail(&stderr),
             });
         }
         if began.elapsed() >= startup_timeout {
@@ -164,7 +163,7 @@ pub(crate) async fn start(
             return Err(ConnectError::NoPort {
                 addr,
                 timeout: startup_timeout,
-                stderr: tail(&stderr),
+                stderr: super::tail(&stderr),
             });
         }
         if accepts(&addr).await {

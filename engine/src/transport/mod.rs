@@ -321,19 +321,6 @@ impl Connection {
         launch: Option<&Launch>,
         opts: &ConnectOptions,
     ) -> Result<Self, ConnectError> {
-        let launched = match launch {
-            Some(l) => Some(launch::start(url, l, opts.startup_timeout).await?),
-            None => None,
-        };
-        let startup_timeout = launched.as_ref().map_or(opts.startup_timeout, |l| l.remaining);
-        let url = launched.as_ref().map_or(url, |l| l.url.as_str());
-        let stderr_of =
-            |l: &Option<launch::Launched>| l.as_ref().map_or_else(Vec::new, |l| tail(&l.stderr));
-        let end = |l: &Option<launch::Launched>| {
-            if let Some(l) = l {
-                l.group.kill();
-            }
-        };
         use rmcp::transport::StreamableHttpClientTransport;
         use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
         let mut map = std::collections::HashMap::new();
@@ -347,6 +334,19 @@ impl Connection {
             })?;
             map.insert(name, value);
         }
+        let launched = match launch {
+            Some(l) => Some(launch::start(url, l, opts.startup_timeout).await?),
+            None => None,
+        };
+        let startup_timeout = launched.as_ref().map_or(opts.startup_timeout, |l| l.remaining);
+        let url = launched.as_ref().map_or(url, |l| l.url.as_str());
+        let stderr_of =
+            |l: &Option<launch::Launched>| l.as_ref().map_or_else(Vec::new, |l| tail(&l.stderr));
+        let end = |l: &Option<launch::Launched>| {
+            if let Some(l) = l {
+                l.group.kill();
+            }
+        };
         // reqwest's TLS asks rustls for the process's provider: ring (see engine/Cargo.toml). An
         // error means one is installed already, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();

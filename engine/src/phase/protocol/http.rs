@@ -53,7 +53,7 @@ pub(super) async fn check_all(cfg: &RunConfig, progress: &dyn Fn(u64)) -> Protoc
         }
         progress(1);
     }
-    probe.close();
+    drop(probe);
     Protocol { summary: ProtocolSummary::of(tally.results, None), findings: grouped(tally.failed) }
 }
 
