@@ -206,6 +206,8 @@ fn json_is_an_alias_of_format_json_and_one_format_goes_to_stdout() {
     let strip = |s: &str| {
         let mut v: Value = serde_json::from_str(s).expect("JSON on stdout");
         v["durationSecs"] = Value::Null;
+        // Warm spares start only when the measured start is slow (a loaded machine): a statistic.
+        v.as_object_mut().expect("report").remove("spares");
         v
     };
     assert_eq!(strip(&a.stdout), strip(&b.stdout));
