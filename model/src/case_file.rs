@@ -79,8 +79,13 @@ pub struct CaseFile {
     /// The tool's outputSchema, to judge a replay the same way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
-    /// Per-call timeout of the run, in seconds.
+    /// Per-call timeout of the run, in seconds (what `replay` waits, unless `--timeout` says
+    /// otherwise).
     pub timeout_secs: f64,
+    /// `--max-response-bytes` of the run (what `replay` allows, unless the flag says
+    /// otherwise); absent in case files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_response_bytes: Option<u64>,
     /// A failure that needs earlier calls: the smallest sequence that failed, from a fresh
     /// process (its last step is the failing call); what `replay` runs. Empty for a single call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -154,7 +159,7 @@ impl CaseFile {
         report: &Report,
         f: &Finding,
         target: &Target,
-        timeout_secs: f64,
+        (timeout_secs, max_response_bytes): (f64, u64),
     ) -> Option<Self> {
         if f.severity != Severity::Failure {
             return None;
@@ -209,6 +214,7 @@ impl CaseFile {
             target: report.target.clone(),
             output_schema: evidence.output_schema,
             timeout_secs,
+            max_response_bytes: Some(max_response_bytes),
             sequence: f.smallest_sequence().to_vec(),
         })
     }

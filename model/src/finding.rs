@@ -33,6 +33,8 @@ pub enum FindingKind {
     OutputSchemaViolation,
     /// A response over the size limit.
     Oversize,
+    /// An HTTP status (a `5xx`, a redirect...) where a JSON-RPC answer was due (streamable HTTP).
+    HttpError,
     /// Invalid input answered with success.
     AcceptsInvalid,
     /// An error answered as an ordinary result, without `isError: true` (a warning, once per
@@ -185,7 +187,7 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             name: "protocol-violation",
             short: "The server broke JSON-RPC or the MCP result shape.",
             expected: "a well-formed JSON-RPC response whose result follows the MCP CallToolResult shape",
-            help: "Write only JSON-RPC messages to stdout (log to stderr) and always include `content` in tool results.",
+            help: "Send only well-formed JSON-RPC messages (over stdio, nothing else on stdout: log to stderr) and always include `content` in tool results.",
         },
     ),
     (
@@ -436,6 +438,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "The tool answered an error as an ordinary result, without isError: true.",
             expected: "a result with isError: true (or a JSON-RPC error) for a call that failed",
             help: "Set isError: true on results that report an error (the SDKs do when the handler raises or throws); clients and models read a result without it as a success.",
+        },
+    ),
+    (
+        FindingKind::HttpError,
+        Rule {
+            id: "MCPF0032",
+            name: "http-error",
+            short: "A request over streamable HTTP was answered with an HTTP error status or a redirect instead of a JSON-RPC answer.",
+            expected: "200 with a JSON-RPC response (application/json, or text/event-stream carrying it)",
+            help: "Answer every request POST with a JSON-RPC response: report a failure as a JSON-RPC error or an isError result, not as HTTP 5xx (clients drop the call, and proxies may retry it), and serve the endpoint at the URL clients are given (no redirects).",
         },
     ),
 ];

@@ -93,8 +93,21 @@ pub enum Outcome {
     },
     /// A response larger than the limit.
     Oversize {
-        /// Its size in bytes.
+        /// Its size in bytes (with `at_least`: a lower bound).
         bytes: u64,
+        /// Only a lower bound of the size is known: the body was refused once it passed the
+        /// limit (over HTTP). Written only when true.
+        #[serde(default, rename = "atLeast", skip_serializing_if = "std::ops::Not::not")]
+        at_least: bool,
+    },
+    /// An HTTP answer in place of a JSON-RPC one (streamable HTTP): a server error status
+    /// (`5xx`, `429`), a redirect, or another status that is not success.
+    HttpError {
+        /// The HTTP status.
+        status: u16,
+        /// The start of the body, when it said anything.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        detail: String,
     },
 }
 
@@ -149,6 +162,8 @@ pub enum OutcomeKind {
     OutputSchemaViolation,
     /// [`Outcome::Oversize`].
     Oversize,
+    /// [`Outcome::HttpError`].
+    HttpError,
 }
 
 impl OutcomeKind {
@@ -170,6 +185,7 @@ impl OutcomeKind {
             Self::ProtocolViolation => "protocol-violation",
             Self::OutputSchemaViolation => "output-schema-violation",
             Self::Oversize => "oversize",
+            Self::HttpError => "http-error",
         }
     }
 }
@@ -199,6 +215,7 @@ impl Outcome {
             Self::ProtocolViolation { .. } => OutcomeKind::ProtocolViolation,
             Self::OutputSchemaViolation { .. } => OutcomeKind::OutputSchemaViolation,
             Self::Oversize { .. } => OutcomeKind::Oversize,
+            Self::HttpError { .. } => OutcomeKind::HttpError,
         }
     }
 
@@ -224,7 +241,8 @@ impl Outcome {
             | Self::Exited { .. }
             | Self::ProtocolViolation { .. }
             | Self::OutputSchemaViolation { .. }
-            | Self::Oversize { .. } => true,
+            | Self::Oversize { .. }
+            | Self::HttpError { .. } => true,
             Self::RpcError { refusal, upstream, .. } => !refusal && !upstream,
             _ => false,
         }
@@ -323,6 +341,8 @@ impl Outcome {
             | Self::UpstreamTimeout { .. }
             | Self::Slow { .. }
             | Self::Oversize { .. } => kind.to_string(),
+            // The status, not the body (it may echo the input).
+            Self::HttpError { status, .. } => format!("{kind} {status}"),
         }
     }
 
@@ -335,7 +355,7 @@ impl Outcome {
     #[must_use]
     pub fn cause_key(&self) -> Option<String> {
         match self {
-            Self::ProtocolViolation { .. } => Some(self.cause()),
+            Self::ProtocolViolation { .. } | Self::HttpError { .. } => Some(self.cause()),
             Self::HandlerException { text } => {
                 let (line, place) = cause_line(text);
                 let name = is_exception_line(line).then(|| line.split(':').next().unwrap_or(line));

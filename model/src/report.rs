@@ -885,7 +885,8 @@ mod tests {
         .expect("a finding");
         assert!(completion.fix().starts_with("Answer in the shape"), "{}", completion.fix());
         assert!(
-            of("protocol-violation", "failure", "valid", breach).starts_with("Write only JSON-RPC")
+            of("protocol-violation", "failure", "valid", breach)
+                .starts_with("Send only well-formed JSON-RPC")
         );
     }
 

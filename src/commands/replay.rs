@@ -25,7 +25,17 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
         // redacted when it was recorded).
         config::with_server_flags(recorded, &args.target)?
     };
-    let spec = config::server_with(&args.target, target)?;
+    let mut spec = config::server_with(&args.target, target)?;
+    // The run's limits, unless the flags change them: an oversize answer or a hang replays
+    // against the limit it broke.
+    if args.target.timeout.is_none() && case.timeout_secs.is_finite() && case.timeout_secs > 0.0 {
+        spec.timeout = std::time::Duration::from_secs_f64(case.timeout_secs);
+    }
+    if args.target.max_response_bytes.is_none()
+        && let Some(n) = case.max_response_bytes.and_then(|n| usize::try_from(n).ok())
+    {
+        spec.connect.max_response_bytes = n;
+    }
     let replayed = session::block_on(async {
         mcp_fuzz_engine::case_file::replay(&case, &spec)
             .await

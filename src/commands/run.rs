@@ -176,8 +176,9 @@ fn write_case_files(dir: &Path, report: &Report, cfg: &RunConfig) -> anyhow::Res
         )
     })?;
     for f in &report.findings {
-        let timeout = cfg.server.timeout.as_secs_f64();
-        if let Some(case) = CaseFile::from_finding(report, f, &cfg.server.target, timeout) {
+        let limits =
+            (cfg.server.timeout.as_secs_f64(), cfg.server.connect.max_response_bytes as u64);
+        if let Some(case) = CaseFile::from_finding(report, f, &cfg.server.target, limits) {
             let bytes =
                 serde_json::to_vec_pretty(&case).context("failed to serialise a case file")?;
             write_atomically(&dir.join(case.file_name()), &bytes)?;

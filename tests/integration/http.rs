@@ -352,3 +352,75 @@ fn an_external_http_server_that_goes_away_is_reported_not_waited_for() {
         r["protocol"]
     );
 }
+
+/// `fx-http-bad` answers every call of `echo` with bad HTTP: each way is one finding about
+/// `echo` with its own kind and facts, the other tools keep their results, nothing is
+/// restarted (the server did not die), and the run ends within its timeouts.
+///
+/// See: issue 31, "Bad input" (a redirect, a 5xx storm, an SSE stream that never ends, a body
+/// larger than `--max-response-bytes`).
+#[test]
+fn bad_http_answers_are_findings_of_their_own() {
+    let fx = server("fx-http-bad").display().to_string();
+    // (FX_HTTP_BAD, finding kind, a field of the outcome that must hold)
+    let ways: [(&str, &str, (&str, Value)); 5] = [
+        ("oversize", "oversize", ("atLeast", Value::Bool(true))),
+        ("storm", "http-error", ("status", 503.into())),
+        ("redirect", "http-error", ("status", 307.into())),
+        ("notjson", "protocol-violation", ("kind", "protocol-violation".into())),
+        ("endless", "hang", ("kind", "timeout".into())),
+    ];
+    for (way, kind, (field, value)) in ways {
+        let env = format!("FX_HTTP_BAD={way}");
+        let run = finish(
+            command([
+                "--json",
+                "--no-stateful",
+                "--no-protocol",
+                "--cases",
+                "2",
+                "--timeout",
+                "1",
+                "--max-call-time",
+                "2",
+                "--max-response-bytes",
+                "65536",
+                "--env",
+                &env,
+                "--http",
+                "http://127.0.0.1:{port}/mcp",
+                "--",
+                &fx,
+            ])
+            .spawn()
+            .expect("starts"),
+        );
+        run.assert_code(FINDINGS);
+        let r = report(&run);
+        let findings = r["findings"].as_array().expect("findings");
+        assert_eq!(findings.len(), 1, "{way}: one finding, about echo: {r:#}");
+        let f = &findings[0];
+        assert_eq!((f["tool"].as_str(), f["kind"].as_str()), (Some("echo"), Some(kind)), "{way}");
+        assert_eq!(f["outcome"][field], value, "{way}: {f:#}");
+        assert_eq!(r["restarts"], 0, "{way}: the server never died");
+        for other in ["add", "strict"] {
+            assert_eq!(crate::util::tool(&r, other)["score"], 100.0, "{way}: {other}");
+        }
+    }
+}
+
+/// A URL that is not the server's MCP endpoint: the handshake's HTTP answer is named, with
+/// where to look (exit 3), not rmcp's transport types.
+#[test]
+fn a_url_that_is_not_the_endpoint_says_so() {
+    let fx = server("fx-http").display().to_string();
+    let run = finish(
+        command(["--http", "http://127.0.0.1:{port}/nothing", "--", fx.as_str()])
+            .spawn()
+            .expect("starts"),
+    );
+    assert_eq!(run.code, SERVER_START, "{}", run.stderr);
+    assert!(run.stderr.contains("answered with HTTP 404 Not Found"), "{}", run.stderr);
+    assert!(run.stderr.contains("the server's MCP endpoint?"), "{}", run.stderr);
+    assert!(!run.stderr.contains("rmcp::"), "{}", run.stderr);
+}

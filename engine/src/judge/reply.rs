@@ -72,7 +72,8 @@ pub fn outcome(reply: Reply, stderr: impl FnOnce() -> Vec<String>, caller: Calle
         Reply::Timeout(_) => Outcome::Timeout,
         Reply::Slow(detail) => Outcome::Slow { detail },
         Reply::Exited(exit) => Outcome::Exited { exit, stderr: stderr() },
-        Reply::Oversize(bytes) => Outcome::Oversize { bytes },
+        Reply::Oversize { bytes, at_least } => Outcome::Oversize { bytes, at_least },
+        Reply::Http { status, detail } => Outcome::HttpError { status, detail },
         Reply::Protocol(detail) => Outcome::ProtocolViolation { detail },
     }
 }

@@ -8,6 +8,8 @@ use mcp_fuzz_model::finding::{FindingKind, Severity};
 use mcp_fuzz_model::outcome::Outcome;
 use mcp_fuzz_model::report::Finding;
 use mcp_fuzz_model::text;
+
+pub use crate::transport::listing::{http_error, response_size};
 use std::time::Duration;
 
 /// What an outcome of a tool call means, in a few words; a settled timeout says how it ended.
@@ -44,9 +46,10 @@ pub fn describe(o: &Outcome, settled: Option<Settled>) -> String {
             format!("JSON-RPC error {code}: {}", first_line(message))
         }
         Outcome::ProtocolViolation { detail } => format!("protocol violation: {detail}"),
-        Outcome::Oversize { bytes } => {
-            format!("a {bytes}-byte response, over --max-response-bytes")
+        Outcome::Oversize { bytes, at_least } => {
+            format!("{}, over --max-response-bytes", response_size(*bytes, *at_least))
         }
+        Outcome::HttpError { status, detail } => http_error(*status, detail),
         Outcome::OutputSchemaViolation { detail } => format!("output-schema violation: {detail}"),
         Outcome::ToolError { text, .. } => format!("tool error: {}", first_line(text)),
         Outcome::UnflaggedError { text } => {

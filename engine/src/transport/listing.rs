@@ -101,6 +101,31 @@ pub async fn list_all(
     }
 }
 
+/// The size of a response over the limit: exact, or (`at_least`, over HTTP) a lower bound.
+#[must_use]
+pub fn response_size(bytes: u64, at_least: bool) -> String {
+    if at_least {
+        format!("a response of more than {} bytes", bytes.saturating_sub(1))
+    } else {
+        format!("a {bytes}-byte response")
+    }
+}
+
+/// An HTTP status where a JSON-RPC answer was due, with the start of its body.
+#[must_use]
+pub fn http_error(status: u16, detail: &str) -> String {
+    let reason = http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .map_or_else(String::new, |r| format!(" {r}"));
+    let said = if detail.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", detail.lines().next().unwrap_or_default())
+    };
+    format!("HTTP {status}{reason} instead of a JSON-RPC answer{said}")
+}
+
 /// A one-line description of a non-result reply.
 #[must_use]
 pub fn describe(reply: &Reply) -> String {
@@ -110,7 +135,10 @@ pub fn describe(reply: &Reply) -> String {
         Reply::Timeout(_) => "no answer in time".into(),
         Reply::Slow(why) => format!("too slow: {why}"),
         Reply::Exited(info) => format!("the server died ({info})"),
-        Reply::Oversize(n) => format!("a response of {n} bytes, over the limit"),
+        Reply::Oversize { bytes, at_least } => {
+            format!("{}, over the limit", response_size(*bytes, *at_least))
+        }
+        Reply::Http { status, detail } => http_error(*status, detail),
         Reply::Protocol(p) => format!("protocol violation: {p}"),
     }
 }

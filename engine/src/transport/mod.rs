@@ -153,10 +153,103 @@ pub enum Reply {
     Slow(String),
     /// The process died.
     Exited(ExitInfo),
-    /// A response line longer than the limit (dropped).
-    Oversize(u64),
+    /// A response longer than the limit (dropped): its size, or (`at_least`: over HTTP, where
+    /// the body is refused once past the limit) a lower bound.
+    Oversize {
+        /// Bytes.
+        bytes: u64,
+        /// `bytes` is a lower bound.
+        at_least: bool,
+    },
+    /// An HTTP status where a JSON-RPC answer was due (a `5xx`, a redirect...), with the start
+    /// of the body.
+    Http {
+        /// The status code.
+        status: u16,
+        /// What the body said (may be empty).
+        detail: String,
+    },
     /// Something that is not a valid MCP reply.
     Protocol(String),
+}
+
+/// What an HTTP answer that rmcp could not take as a JSON-RPC one was, when it is one: an
+/// error status, a redirect, a body over the limit, a body that is not JSON-RPC. `None` for a
+/// failure of the connection itself (refused, reset), which may be the server's death.
+fn http_reply(error: &(dyn std::error::Error + Send + Sync + 'static)) -> Option<Reply> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError as E;
+    let error = error.downcast_ref::<E<reqwest::Error>>()?;
+    Some(match error {
+        E::HttpStatus(s) => Reply::Http { status: s.status, detail: String::new() },
+        E::UnexpectedServerResponse(text) => match http_status(text) {
+            Some((status, body)) => Reply::Http { status, detail: body.trim().to_owned() },
+            None => {
+                let text = text.strip_prefix(RMCP_PARSE).unwrap_or(text);
+                Reply::Protocol(format!("an answer that is not JSON-RPC ({text})"))
+            }
+        },
+        E::ResponseBodyTooLarge { max_size } => {
+            Reply::Oversize { bytes: *max_size as u64 + 1, at_least: true }
+        }
+        E::UnexpectedContentType(ct) => Reply::Protocol(format!(
+            "an answer with Content-Type {}, neither application/json nor text/event-stream",
+            ct.as_deref().map_or_else(|| "(none)".to_owned(), |c| format!("`{c}`"))
+        )),
+        E::Deserialize(e) => Reply::Protocol(format!("an answer that is not JSON-RPC: {e}")),
+        E::Sse(e) => Reply::Protocol(format!("a malformed SSE stream: {e}")),
+        E::SessionExpired => Reply::Http {
+            status: 404,
+            detail: "the session the server issued is unknown to it now".into(),
+        },
+        _ => return None,
+    })
+}
+
+/// Why an HTTP handshake failed, in the words of the answer when the server gave one.
+fn handshake_failure(e: &rmcp::service::ClientInitializeError, url: &str) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    let E::TransportError { error, .. } = e else { return e.to_string() };
+    let Some(reply) = http_reply(&*error.error) else { return causes(&*error.error) };
+    let hint = match &reply {
+        Reply::Http { status: 300..=399 | 404 | 405, .. } => format!(
+            " (is {url} the server's MCP endpoint? servers usually serve it at `/mcp`; give \
+             --http the URL that answers a POST of `initialize`)"
+        ),
+        _ => String::new(),
+    };
+    format!("`initialize` was answered with {}{hint}", listing::describe(&reply))
+}
+
+/// An error and its causes, each once (reqwest's own text leaves the cause, such as a TLS
+/// failure, to its sources).
+fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError as E;
+    let mut text = error.to_string();
+    // rmcp's `Client` variant does not name its error as its source.
+    let mut next = match error.downcast_ref::<E<reqwest::Error>>() {
+        Some(E::Client(inner)) => Some(inner as &(dyn std::error::Error + 'static)),
+        _ => error.source(),
+    };
+    while let Some(e) = next {
+        let more = e.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        next = e.source();
+    }
+    text
+}
+
+/// How rmcp starts the text of a JSON body that is not a JSON-RPC message.
+const RMCP_PARSE: &str = "could not parse JSON response as ServerJsonRpcMessage: ";
+
+/// The status and body of rmcp's text for a status it has no variant for (`HTTP 307 Temporary
+/// Redirect: body`).
+fn http_status(text: &str) -> Option<(u16, &str)> {
+    let rest = text.strip_prefix("HTTP ")?;
+    let status = rest.get(..3)?.parse().ok()?;
+    let body = rest.split_once(": ").map_or("", |(_, b)| b);
+    Some((status, body))
 }
 
 /// One live server.
@@ -350,10 +443,21 @@ impl Connection {
         // reqwest's TLS asks rustls for the process's provider: ring (see engine/Cargo.toml). An
         // error means one is installed already, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let cfg = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
+        let mut cfg = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
             .custom_headers(map)
             .reinit_on_expired_session(false);
-        let transport = StreamableHttpClientTransport::from_config(cfg);
+        // One limit for a response however it comes: a JSON body, an SSE event, or a line.
+        cfg.max_json_response_size = opts.max_response_bytes;
+        cfg.max_sse_event_size = opts.max_response_bytes;
+        // A redirect is the server's answer, judged as such: followed, it would hide where the
+        // endpoint is (and send the request on to wherever it points).
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| {
+            ConnectError::Invalid(format!("cannot set up the HTTP client: {e}"))
+        })?;
+        let transport = StreamableHttpClientTransport::with_client(http, cfg);
         let book = Arc::new(Book::default());
         let roots_asked = Arc::new(tokio::sync::Notify::new());
         let client = match tokio::time::timeout(
@@ -372,7 +476,7 @@ impl Connection {
                     return Err(ConnectError::Gone { addr });
                 }
                 return Err(ConnectError::Handshake {
-                    message: redact(&e.to_string(), headers),
+                    message: redact(&handshake_failure(&e, url), headers),
                     stderr: stderr_of(&launched),
                 });
             }
@@ -514,7 +618,7 @@ impl Connection {
                     (Some(w), Some(ticket)) => loop {
                         let notified = w.notify.notified();
                         if let Some(n) = w.oversize(ticket) {
-                            return Reply::Oversize(n);
+                            return Reply::Oversize { bytes: n, at_least: false };
                         }
                         if let Some(v) = w.take_violation(ticket) {
                             return Reply::Protocol(v.to_string());
@@ -611,6 +715,9 @@ impl Connection {
             ServiceError::UnexpectedResponse => {
                 Reply::Protocol("a response that does not fit the request".into())
             }
+            ServiceError::TransportSend(sent) if let Some(reply) = http_reply(&*sent.error) => {
+                reply
+            }
             other => {
                 // The transport is gone: give the exit watcher a moment to report.
                 if let Some(rx) = &self.exit {
@@ -621,9 +728,14 @@ impl Connection {
                     )
                     .await;
                 }
+                // rmcp's own text names its transport's generic types before the cause.
+                let cause = match &other {
+                    ServiceError::TransportSend(sent) => causes(&*sent.error),
+                    other => other.to_string(),
+                };
                 match self.exited() {
                     Some(info) => Reply::Exited(info),
-                    None => Reply::Protocol(format!("transport failure: {other}")),
+                    None => Reply::Protocol(format!("transport failure: {cause}")),
                 }
             }
         }
@@ -919,6 +1031,23 @@ fn server_info(client: &RunningService<RoleClient, Handler>) -> ServerInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_http_status_in_rmcps_words_is_read_back_and_nothing_else_is() {
+        assert_eq!(http_status("HTTP 307 Temporary Redirect: "), Some((307, "")));
+        assert_eq!(http_status("HTTP 404 Not Found: no such page"), Some((404, "no such page")));
+        assert_eq!(http_status("HTTP 4"), None);
+        assert_eq!(http_status("expected value at line 1 column 1"), None);
+        use rmcp::transport::streamable_http_client::StreamableHttpError as E;
+        let e: E<reqwest::Error> = E::UnexpectedServerResponse("HTTP 502 Bad Gateway: down".into());
+        assert!(matches!(
+            http_reply(&e),
+            Some(Reply::Http { status: 502, detail }) if detail == "down"
+        ));
+        let e: E<reqwest::Error> = E::ResponseBodyTooLarge { max_size: 100 };
+        assert!(matches!(http_reply(&e), Some(Reply::Oversize { bytes: 101, at_least: true })));
+        assert!(http_reply(&E::<reqwest::Error>::TransportChannelClosed).is_none());
+    }
 
     #[test]
     fn result_from_raw_keeps_exactly_the_result() {

@@ -26,7 +26,7 @@ pub(crate) mod shape;
 use crate::config::{MAX_PAGES, RunConfig};
 use crate::events::PhaseFinished;
 use crate::finding::{FindingKind, Severity};
-use crate::judge::words::{compact, describe_request};
+use crate::judge::words::{self, compact, describe_request};
 use crate::judge::{Caller, Outcome, looks_like_validation, outcome};
 use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{Finding, SurfaceItem, SurfaceKind, SurfaceRef, SurfacesSummary};
@@ -577,11 +577,14 @@ fn verdict(
             f(FindingKind::Hang, Severity::Failure, format!("no answer within {timeout}"))
         }
         Outcome::Slow { detail } => f(FindingKind::Slow, Severity::Warning, detail.clone()),
-        Outcome::Oversize { bytes } => f(
+        Outcome::Oversize { bytes, at_least } => f(
             FindingKind::Oversize,
             Severity::Failure,
-            format!("a {bytes}-byte answer, over --max-response-bytes"),
+            format!("{}, over --max-response-bytes", words::response_size(*bytes, *at_least)),
         ),
+        Outcome::HttpError { status, detail } => {
+            f(FindingKind::HttpError, Severity::Failure, words::http_error(*status, detail))
+        }
         Outcome::ProtocolViolation { detail } => {
             let severity = if judged.minor { Severity::Warning } else { Severity::Failure };
             f(FindingKind::ProtocolViolation, severity, detail.clone())
