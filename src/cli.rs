@@ -312,6 +312,17 @@ pub struct TargetArgs {
     #[arg(long = "roots", value_name = "DIR", help_heading = "Server")]
     pub roots: Vec<PathBuf>,
 
+    /// Declare these client capabilities too (`sampling`, `elicitation`; comma-separated), so
+    /// that the server's paths behind them are fuzzed: sampling is answered with a fixed text,
+    /// elicitation as --elicit says. Off by default.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', help_heading = "Server")]
+    pub client_capabilities: Vec<String>,
+
+    /// How an elicitation is answered: `decline` (default), `cancel`, or `accept` with content
+    /// generated from the requested schema.
+    #[arg(long, value_name = "ACTION", help_heading = "Server")]
+    pub elicit: Option<String>,
+
     /// The server command and its arguments, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,

@@ -8,6 +8,7 @@ use crate::errors::CliError;
 use mcp_fuzz_engine::config::{RunConfig, parse_duration};
 use mcp_fuzz_engine::config_file::{ConfigFile, Count, DEFAULT_PROFILE, Profile, Seconds};
 use mcp_fuzz_engine::server::ServerSpec;
+use mcp_fuzz_engine::transport::asks::{ClientCapability, Elicit};
 use mcp_fuzz_engine::transport::{Launch, Target, check_launch};
 use mcp_fuzz_report::Format;
 use std::path::PathBuf;
@@ -28,6 +29,25 @@ pub fn duration(text: &str, flag: &str) -> Result<Duration, CliError> {
 /// An optional time flag, as a profile setting.
 fn seconds(text: Option<&String>, flag: &str) -> Result<Option<Seconds>, CliError> {
     text.map(|t| duration(t, flag).map(Seconds)).transpose()
+}
+
+/// The `--client-capabilities` named (none given: the profile's).
+fn client_capabilities(names: &[String]) -> Result<Option<Vec<ClientCapability>>, CliError> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    names
+        .iter()
+        .map(|n| {
+            ClientCapability::from_name(n.trim()).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--client-capabilities `{n}` is not one of {} (roots are declared with --roots DIR)",
+                    ClientCapability::NAMES.join(", ")
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// The `--env KEY=VALUE` pairs.
@@ -118,6 +138,19 @@ fn server_flags(args: &TargetArgs) -> Result<Profile, CliError> {
         max_response_bytes: args.max_response_bytes,
         roots: (!args.roots.is_empty())
             .then(|| args.roots.iter().map(|p| p.display().to_string()).collect()),
+        client_capabilities: client_capabilities(&args.client_capabilities)?,
+        elicit: args
+            .elicit
+            .as_deref()
+            .map(|e| {
+                Elicit::from_name(e).ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "--elicit `{e}` is not one of {}",
+                        Elicit::NAMES.join(", ")
+                    ))
+                })
+            })
+            .transpose()?,
         ..Profile::default()
     })
 }

@@ -351,6 +351,8 @@ mod tests {
                     max_response_bytes: 1,
                     max_call_time: Duration::from_secs(20),
                     roots: Vec::new(),
+                    client: crate::transport::asks::ClientFeatures::default(),
+                    heard: std::sync::Arc::default(),
                 },
                 timeout: Duration::from_secs(10),
                 spares: std::sync::Arc::default(),

@@ -7,6 +7,7 @@
 mod baseline;
 mod beyond;
 mod campaign;
+mod client_features;
 mod clients;
 mod config;
 mod connect;

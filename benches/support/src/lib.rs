@@ -23,6 +23,8 @@ pub fn stdio(command: &Path, env: &[(&str, &str)]) -> ServerSpec {
             max_response_bytes: 16 << 20,
             max_call_time: Duration::from_secs(60),
             roots: Vec::new(),
+            client: mcp_fuzz_engine::transport::asks::ClientFeatures::default(),
+            heard: std::sync::Arc::default(),
         },
         timeout: Duration::from_secs(10),
         spares: std::sync::Arc::default(),

@@ -5,6 +5,7 @@
 
 pub use crate::config::Seconds;
 use crate::partition::Partition;
+use crate::transport::asks::{ClientCapability, Elicit};
 use mcp_fuzz_model::format::Format;
 use serde::{Deserialize, Deserializer};
 use std::path::PathBuf;
@@ -52,6 +53,8 @@ kind! {
     Count<1, { u64::MAX }> => r#"{"type": "integer", "minimum": 1}"#,
     Vec<Format> => r#"{"type": "array", "items": {"enum": ["human", "json", "junit", "sarif", "markdown"]}}"#,
     Partition => r#"{"type": "string", "pattern": "^(hash|count):[0-9]+/[0-9]+$"}"#,
+    Vec<ClientCapability> => r#"{"type": "array", "items": {"enum": ["sampling", "elicitation"]}}"#,
+    Elicit => r#"{"enum": ["decline", "accept", "cancel"]}"#,
 }
 
 /// The JSON Schema of a duration (`$defs/duration`).
@@ -110,6 +113,13 @@ profile! {
     startup_timeout: Seconds = "startup-timeout";
     /// Directories declared as the client's roots (`roots/list`); none by default.
     roots: Vec<String> = "roots";
+    /// Client capabilities declared besides roots, so that the server's paths behind them are
+    /// fuzzed too: `sampling` (answered with a fixed text), `elicitation` (form mode, answered
+    /// as `elicit` says); none by default.
+    client_capabilities: Vec<ClientCapability> = "client-capabilities";
+    /// How an elicitation is answered: `decline` (default), `cancel`, or `accept` with content
+    /// generated from the requested schema.
+    elicit: Elicit = "elicit";
     /// Time allowed per call.
     timeout: Seconds = "timeout";
     /// Longest a call may take (progress extends `timeout` up to this; a call past `timeout`

@@ -5,6 +5,7 @@ use super::keys::Profile;
 use crate::config::ShrinkConfig;
 use crate::config::{Beyond, Campaign, PerTool, RunConfig, Selection, Stateful, ToolHint};
 use crate::server::ServerSpec;
+use crate::transport::asks::ClientFeatures;
 use crate::transport::{ConnectOptions, Target};
 use std::time::Duration;
 
@@ -41,6 +42,11 @@ impl Profile {
                 max_response_bytes: set(self.max_response_bytes),
                 max_call_time: self.max_call_time.map_or(longest * 2, |m| m.0.max(longest)),
                 roots: self.roots.clone().unwrap_or_default().into_iter().map(Into::into).collect(),
+                client: ClientFeatures::of(
+                    self.client_capabilities.as_deref().unwrap_or_default(),
+                    self.elicit.unwrap_or_default(),
+                ),
+                heard: std::sync::Arc::default(),
             },
             timeout,
             spares: std::sync::Arc::default(),

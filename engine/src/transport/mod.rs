@@ -6,6 +6,7 @@
 //! the child's exit status (watched directly, since a grandchild may hold stdout open), junk on
 //! stdout, oversize lines and the exact bytes of each response. See `DESIGN.md` beside this file.
 
+pub mod asks;
 pub mod http_probe;
 mod launch;
 pub mod listing;
@@ -16,6 +17,7 @@ mod wire;
 pub use launch::{check as check_launch, side_by_side};
 pub use progress::{Late, LateWatch};
 
+use asks::{ClientFeatures, Heard};
 pub use mcp_fuzz_compat::capture::excerpt;
 pub use mcp_fuzz_model::outcome::ExitInfo;
 pub use mcp_fuzz_model::target::{Exchange, Launch, ServerInfo, Target, TargetInfo, redact};
@@ -58,6 +60,11 @@ pub struct ConnectOptions {
     /// Directories declared as the client's roots (`--roots`): with any, the `roots`
     /// capability is declared and `roots/list` answers them; with none, no capability at all.
     pub roots: Vec<PathBuf>,
+    /// The client features declared besides roots (`--client-capabilities`, `--elicit`).
+    pub client: ClientFeatures,
+    /// What the server asked and told on every connection made with these options (shared
+    /// by their clones): the protocol phase judges it.
+    pub heard: Arc<Heard>,
 }
 
 /// Why a connection could not be made.
@@ -289,12 +296,22 @@ const ROOTS_WAIT: Duration = Duration::from_millis(500);
 
 fn client_handler(
     book: &Arc<Book>,
-    roots: &[PathBuf],
+    opts: &ConnectOptions,
     roots_asked: &Arc<tokio::sync::Notify>,
 ) -> Handler {
+    let roots = &opts.roots;
     let mut capabilities = ClientCapabilities::default();
     if !roots.is_empty() {
         capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+    }
+    if opts.client.sampling {
+        capabilities.sampling = Some(rmcp::model::SamplingCapability::default());
+    }
+    if opts.client.elicitation {
+        capabilities.elicitation = Some(
+            rmcp::model::ElicitationCapability::new()
+                .with_form(rmcp::model::FormElicitationCapability::default()),
+        );
     }
     let info =
         ClientConfig::new(capabilities, Implementation::new("mcp-fuzz", env!("CARGO_PKG_VERSION")))
@@ -309,7 +326,36 @@ fn client_handler(
             )
         })
         .collect();
-    Handler { info, book: Arc::clone(book), roots, roots_asked: Arc::clone(roots_asked) }
+    Handler {
+        info,
+        book: Arc::clone(book),
+        roots,
+        roots_asked: Arc::clone(roots_asked),
+        features: opts.client,
+        heard: Arc::clone(&opts.heard),
+        elicited: std::sync::atomic::AtomicU64::new(0),
+    }
+}
+
+/// After the handshake: with `logging` declared by the server, asks for every level of log
+/// message (`logging/setLevel` debug), so that the run hears them, and notes how it was
+/// answered.
+// Logging is in the 2025-11-25 specification servers follow; rmcp marks it deprecated ahead of
+// SEP-2577.
+#[allow(deprecated)]
+async fn set_level(client: &RunningService<RoleClient, Handler>, opts: &ConnectOptions) {
+    let declared = client.peer_info().is_some_and(|p| p.capabilities.logging.is_some());
+    if !declared || opts.heard.set_level_failed() {
+        return;
+    }
+    let params = rmcp::model::SetLevelRequestParams::new(asks::set_level());
+    let wait = opts.startup_timeout.min(Duration::from_secs(5));
+    let problem = match tokio::time::timeout(wait, client.set_level(params)).await {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(format!("answered {}", causes(&e))),
+        Err(_) => Some(format!("no answer within {} s", wait.as_secs())),
+    };
+    opts.heard.set_level(problem);
 }
 
 fn tail(stderr: &Mutex<VecDeque<String>>) -> Vec<String> {
@@ -341,7 +387,7 @@ impl Connection {
     ) -> Result<Self, ConnectError> {
         let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
             spawn(command, env, inherit_env, cwd)?;
-        let wire = Arc::new(WireState::default());
+        let wire = Arc::new(WireState::hearing(&opts.heard));
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
         let writer = WireWriter::new(stdin, Arc::clone(&wire));
         let mut exit_watch = exit_rx.clone();
@@ -349,7 +395,7 @@ impl Connection {
         let roots_asked = Arc::new(tokio::sync::Notify::new());
         let handshake = tokio::time::timeout(
             opts.startup_timeout,
-            client_handler(&book, &opts.roots, &roots_asked).serve((reader, writer)),
+            client_handler(&book, opts, &roots_asked).serve((reader, writer)),
         );
         let outcome = tokio::select! {
             r = handshake => Some(r),
@@ -388,6 +434,7 @@ impl Connection {
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
         roots_settled(&roots_asked, &opts.roots).await;
+        set_level(&client, opts).await;
         let server = server_info(&client);
         let capabilities = client
             .peer_info()
@@ -462,7 +509,7 @@ impl Connection {
         let roots_asked = Arc::new(tokio::sync::Notify::new());
         let client = match tokio::time::timeout(
             startup_timeout,
-            client_handler(&book, &opts.roots, &roots_asked).serve(transport),
+            client_handler(&book, opts, &roots_asked).serve(transport),
         )
         .await
         {
@@ -490,6 +537,7 @@ impl Connection {
         };
         client.set_response_cache_config(rmcp::ClientCacheConfig::disabled()).await;
         roots_settled(&roots_asked, &opts.roots).await;
+        set_level(&client, opts).await;
         let server = server_info(&client);
         let capabilities = client
             .peer_info()

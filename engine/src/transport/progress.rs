@@ -7,6 +7,7 @@
 //! own `progress` / `total` show it cannot finish by then is given up on at once
 //! ([`Track::unbounded`]).
 
+use super::asks::{self, ClientFeatures, Heard};
 use rmcp::RoleClient;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{ClientConfig, ProgressNotificationParam, ProgressToken};
@@ -33,8 +34,17 @@ pub(crate) struct Handler {
     pub roots: Vec<(String, Option<String>)>,
     /// Told when the server asks for the roots.
     pub roots_asked: Arc<tokio::sync::Notify>,
+    /// The client features declared, and how they are answered.
+    pub features: ClientFeatures,
+    /// What the server asked and told, for the run's checks.
+    pub heard: Arc<Heard>,
+    /// Elicitations answered so far (each accepted form gets content of its own).
+    pub elicited: std::sync::atomic::AtomicU64,
 }
 
+// Sampling is in the 2025-11-25 specification servers follow; rmcp marks it deprecated ahead
+// of SEP-2577 (as it does roots, below).
+#[allow(deprecated)]
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
@@ -60,7 +70,100 @@ impl ClientHandler for Handler {
             })
             .collect();
         self.roots_asked.notify_one();
+        if self.roots.is_empty() {
+            self.heard.undeclared("`roots/list` without the `roots` capability".into());
+            return std::future::ready(Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::ListRootsRequestMethod,
+            >()));
+        }
         std::future::ready(Ok(rmcp::model::ListRootsResult::new(roots)))
+    }
+
+    fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<rmcp::model::CreateMessageResult, rmcp::ErrorData>> + Send + '_
+    {
+        use rmcp::model::{CreateMessageRequestMethod, CreateMessageResult, SamplingMessage};
+        if !self.features.sampling {
+            self.heard.undeclared(
+                "`sampling/createMessage` without the `sampling` capability (declare it with \
+                 --client-capabilities sampling)"
+                    .into(),
+            );
+            return std::future::ready(Err(rmcp::ErrorData::method_not_found::<
+                CreateMessageRequestMethod,
+            >()));
+        }
+        self.heard.sampling(asks::sampling_problem(&params));
+        let message = SamplingMessage::assistant_text(SAMPLED);
+        let mut result = CreateMessageResult::new(message, "mcp-fuzz".into());
+        result.stop_reason = Some("endTurn".into());
+        std::future::ready(Ok(result))
+    }
+
+    fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<rmcp::model::ElicitResult, rmcp::ErrorData>> + Send + '_ {
+        if !self.features.elicitation {
+            self.heard.undeclared(
+                "`elicitation/create` without the `elicitation` capability (declare it with \
+                 --client-capabilities elicitation)"
+                    .into(),
+            );
+            return std::future::ready(Err(rmcp::ErrorData::method_not_found::<
+                rmcp::model::ElicitationCreateRequestMethod,
+            >()));
+        }
+        self.heard.elicitation(asks::elicitation_problem(&request));
+        let n = self.elicited.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::future::ready(Ok(asks::elicitation_answer(&request, self.features.elicit, n)))
+    }
+
+    /// A request rmcp could not read as one it knows: a sampling or elicitation request whose
+    /// params do not fit the specification's shape is noted as such (and refused with
+    /// -32602); anything else is not served (-32601).
+    fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<rmcp::model::CustomResult, rmcp::ErrorData>> + Send + '_ {
+        let rmcp::model::CustomRequest { method, params, .. } = request;
+        let params = params.unwrap_or(serde_json::Value::Null);
+        let misshapen = match method.as_str() {
+            "sampling/createMessage" if self.features.sampling => {
+                asks::misshapen::<rmcp::model::CreateMessageRequestParams>(&params)
+                    .map(|p| self.heard.sampling(Some(p)))
+            }
+            "elicitation/create" if self.features.elicitation => {
+                asks::misshapen::<rmcp::model::ElicitRequestParams>(&params)
+                    .map(|p| self.heard.elicitation(Some(p)))
+            }
+            "sampling/createMessage" | "elicitation/create" | "roots/list" => {
+                self.heard.undeclared(format!("`{method}` without the capability"));
+                None
+            }
+            _ => None,
+        };
+        std::future::ready(Err(match misshapen {
+            Some(()) => rmcp::ErrorData::invalid_params(
+                format!("mcp-fuzz could not read the {method} params"),
+                None,
+            ),
+            None => rmcp::ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method, None),
+        }))
+    }
+
+    fn on_logging_message(
+        &self,
+        _params: rmcp::model::LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.heard.log_message(None);
+        std::future::ready(())
     }
 
     fn on_progress(
@@ -68,10 +171,22 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
+        let before = self.book.get(&params.progress_token).map(|t| t.last.1);
+        self.heard.progress(before.filter(|b| params.progress <= *b).map(|b| {
+            format!(
+                "progress went from {} to {} for token {}",
+                number(b),
+                number(params.progress),
+                serde_json::to_string(&params.progress_token).unwrap_or_default()
+            )
+        }));
         self.book.record(&params.progress_token, params.progress, params.total, Instant::now());
         std::future::ready(())
     }
 }
+
+/// The text of every sampling answer.
+const SAMPLED: &str = "mcp-fuzz: a fixed sampling answer (no model was asked)";
 
 /// What the server said about each call's progress.
 #[derive(Default)]

@@ -285,9 +285,16 @@ pub(crate) struct WireState {
     tap: Mutex<Tap>,
     /// Woken on a violation of a call in flight and on an oversize line.
     pub notify: Notify,
+    /// Where a malformed `notifications/message` is noted (rmcp drops it unseen).
+    heard: std::sync::Arc<super::asks::Heard>,
 }
 
 impl WireState {
+    /// A tap that notes malformed log messages in `heard`.
+    pub fn hearing(heard: &std::sync::Arc<super::asks::Heard>) -> Self {
+        Self { heard: std::sync::Arc::clone(heard), ..Self::default() }
+    }
+
     fn tap(&self) -> std::sync::MutexGuard<'_, Tap> {
         self.tap.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -392,11 +399,11 @@ impl WireState {
             return Err(v(Breach::NoVersion, None));
         }
         if env.method.is_some() {
-            return if env.result.is_some() || env.error.is_some() {
-                Err(v(Breach::MethodAndResult, None))
-            } else {
-                Ok(())
-            };
+            if env.result.is_some() || env.error.is_some() {
+                return Err(v(Breach::MethodAndResult, None));
+            }
+            self.note_log_message(line);
+            return Ok(());
         }
         match (env.result.is_some(), env.error.is_some()) {
             (true, true) => return Err(v(Breach::BothResultAndError, None)),
@@ -439,6 +446,22 @@ impl WireState {
             return Err(v(Breach::IdType, Some(format!("the request's id was {sent}"))));
         }
         Err(v(Breach::UnknownId, None))
+    }
+
+    /// A `notifications/message` that breaks its shape is noted (a well-formed one is counted
+    /// by the client handler, where rmcp delivers it).
+    fn note_log_message(&self, line: &[u8]) {
+        const METHOD: &[u8] = b"\"notifications/message\"";
+        if !line.windows(METHOD.len()).any(|w| w == METHOD) {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(line) else { return };
+        if message["method"] != "notifications/message" {
+            return;
+        }
+        if let Some(problem) = super::asks::log_message_problem(&message) {
+            self.heard.log_message(Some(format!("{problem}: `{}`", quote(line))));
+        }
     }
 
     /// Notes one message line rmcp sent to the server.

@@ -8,6 +8,7 @@
 
 use super::{Judged, Observed, fail};
 use crate::finding::{FindingKind, Severity};
+use crate::transport::asks::{ClientFeatures, Record};
 use serde_json::{Value, json};
 
 const SPEC: &str = "https://modelcontextprotocol.io/specification/2025-11-25";
@@ -90,6 +91,22 @@ pub(super) enum How {
     },
     /// A raw HTTP request of the streamable HTTP transport's own rules (`http.rs`).
     Http(Rule),
+    /// Nothing sent: what the whole run heard, judged (`observed.rs`).
+    Observed(fn(&Context<'_>) -> Verdict),
+}
+
+/// What an observed check judges.
+pub(super) struct Context<'a> {
+    /// What the run heard.
+    pub record: &'a Record,
+    /// The client features declared.
+    pub features: ClientFeatures,
+}
+
+/// An observed check's verdict: judged, or skipped with the reason.
+pub(super) enum Verdict {
+    Judged(Judged),
+    Skip(String),
 }
 
 /// A request's params.

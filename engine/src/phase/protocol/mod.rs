@@ -16,6 +16,7 @@
 
 mod checks;
 mod http;
+mod observed;
 
 use crate::config::RunConfig;
 use crate::events::PhaseFinished;
@@ -108,7 +109,8 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
         .find(|r| walkable(r))
         .or_else(|| tools.iter().find(|r| r.status.was_called()))
         .map(|r| r.name.as_str());
-    let checked = check_all(sofar.cfg, tool, sofar.progress).await;
+    let mut checked = check_all(sofar.cfg, tool, sofar.progress).await;
+    add_observed(&mut checked, sofar.cfg);
     PhaseOutcome {
         findings: checked.findings,
         calls: 0,
@@ -116,6 +118,18 @@ pub(crate) async fn run(sofar: &Sofar<'_>) -> PhaseOutcome {
         finished: Some(PhaseFinished::protocol(&checked.summary)),
         section: Section::Protocol(checked.summary),
     }
+}
+
+/// Adds the checks of what the whole run heard (its connections' record) to `checked`.
+fn add_observed(checked: &mut Protocol, cfg: &RunConfig) {
+    let record = cfg.server.connect.heard.snapshot();
+    let cx = checks::Context { record: &record, features: cfg.server.connect.client };
+    let mut tally = Tally::default();
+    observed::judge_all(&mut tally, &cx);
+    let summary = std::mem::replace(&mut checked.summary, ProtocolSummary::of(Vec::new(), None));
+    let checks = summary.checks.into_iter().chain(tally.results).collect();
+    checked.summary = ProtocolSummary::of(checks, summary.reason).skipping(summary.skipped_lines);
+    checked.findings.extend(grouped(tally.failed));
 }
 
 /// Runs every check. `tool` is a tool the gate allows calling (for the `arguments` checks).
@@ -364,6 +378,7 @@ impl Runner<'_> {
                 self.before_initialize_check(c, *id, method, *judge).await;
             }
             How::Http(_) => self.tally.skip(c, "a check of the HTTP transport".into()),
+            How::Observed(_) => self.tally.skip(c, "judged from the whole run".into()),
         }
     }
 

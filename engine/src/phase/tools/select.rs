@@ -84,6 +84,8 @@ mod tests {
                     max_response_bytes: 1,
                     max_call_time: Duration::from_secs(1),
                     roots: Vec::new(),
+                    client: crate::transport::asks::ClientFeatures::default(),
+                    heard: std::sync::Arc::default(),
                 },
                 timeout: Duration::from_secs(1),
                 spares: std::sync::Arc::default(),
