@@ -12,12 +12,13 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The ids of the checks of what the run heard (nothing is sent for them).
-pub(crate) const HEARD: [&str; 6] = [
+pub(crate) const HEARD: [&str; 7] = [
     "client-capability-undeclared",
     "sampling-request",
     "elicitation-request",
     "logging-set-level",
     "log-message",
+    "list-changed",
     "progress-increases",
 ];
 
@@ -63,6 +64,7 @@ fn an_honest_server_passes_what_it_can_and_the_rest_is_skipped_with_the_reason()
             ("elicitation-request", "skip"),
             ("logging-set-level", "pass"),
             ("log-message", "pass"),
+            ("list-changed", "pass"),
             ("progress-increases", "pass"),
         ])
     );
@@ -110,6 +112,7 @@ fn a_server_that_breaks_the_rules_fails_each_check_once() {
     assert_eq!(h["client-capability-undeclared"], "fail", "asked for sampling undeclared");
     assert_eq!(h["log-message"], "fail", "level `verbose`");
     assert_eq!(h["progress-increases"], "fail", "2 then 1");
+    assert_eq!(h["list-changed"], "fail", "tools.listChanged not declared");
     assert_eq!(severity_of(&r, "client-capability-undeclared"), "failure");
     assert_eq!(severity_of(&r, "progress-increases"), "failure");
     assert_eq!(severity_of(&r, "log-message"), "warning");

@@ -140,6 +140,9 @@ pub struct Record {
     /// `logging/setLevel` sent (the server declared `logging`); bad: not answered with a
     /// result.
     pub set_level: Count,
+    /// `notifications/{tools,prompts,resources}/list_changed`; bad: for a list whose
+    /// `listChanged` the server did not declare.
+    pub list_changed: Count,
 }
 
 /// [`Record`], shared by the run's connections.
@@ -171,6 +174,10 @@ impl Heard {
 
     pub(crate) fn log_message(&self, problem: Option<String>) {
         self.with(|o| o.log_messages.note(problem));
+    }
+
+    pub(crate) fn list_changed(&self, problem: Option<String>) {
+        self.with(|o| o.list_changed.note(problem));
     }
 
     pub(crate) fn progress(&self, problem: Option<String>) {

@@ -157,6 +157,30 @@ impl ClientHandler for Handler {
         }))
     }
 
+    fn on_tool_list_changed(
+        &self,
+        context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.list_changed("tools", &context);
+        std::future::ready(())
+    }
+
+    fn on_prompt_list_changed(
+        &self,
+        context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.list_changed("prompts", &context);
+        std::future::ready(())
+    }
+
+    fn on_resource_list_changed(
+        &self,
+        context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.list_changed("resources", &context);
+        std::future::ready(())
+    }
+
     fn on_logging_message(
         &self,
         _params: rmcp::model::LoggingMessageNotificationParam,
@@ -182,6 +206,25 @@ impl ClientHandler for Handler {
         }));
         self.book.record(&params.progress_token, params.progress, params.total, Instant::now());
         std::future::ready(())
+    }
+}
+
+impl Handler {
+    /// A `notifications/{what}/list_changed`: the server must have declared `listChanged` for
+    /// `what` (it told clients it would send these; unannounced, they are never listened for).
+    fn list_changed(&self, what: &str, context: &NotificationContext<RoleClient>) {
+        let capabilities = context
+            .peer
+            .peer_info()
+            .and_then(|p| serde_json::to_value(&p.capabilities).ok())
+            .unwrap_or_default();
+        let declared = capabilities[what]["listChanged"] == true;
+        self.heard.list_changed((!declared).then(|| {
+            format!(
+                "`notifications/{what}/list_changed` from a server that did not declare \
+                 `{what}.listChanged`"
+            )
+        }));
     }
 }
 

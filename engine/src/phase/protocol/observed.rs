@@ -54,6 +54,14 @@ pub(super) const OBSERVED_CHECKS: &[Check] = &[
         how: How::Observed(log_message),
     },
     Check {
+        id: "list-changed",
+        title: "every `notifications/{tools,prompts,resources}/list_changed` the server sent during the run",
+        spec: Spec::Mcp("/server/tools#list-changed-notification"),
+        rationale: "a server sends list_changed notifications for the lists whose listChanged capability it declared",
+        expected: "only for a list declared with `listChanged: true`",
+        how: How::Observed(list_changed),
+    },
+    Check {
         id: "progress-increases",
         title: "every `notifications/progress` the server sent during the run",
         spec: Spec::Mcp("/basic/utilities/progress"),
@@ -135,6 +143,10 @@ fn set_level(cx: &Context<'_>) -> Verdict {
 
 fn log_message(cx: &Context<'_>) -> Verdict {
     counted(&cx.record.log_messages, "log message", Severity::Warning)
+}
+
+fn list_changed(cx: &Context<'_>) -> Verdict {
+    counted(&cx.record.list_changed, "list_changed notification", Severity::Warning)
 }
 
 fn progress(cx: &Context<'_>) -> Verdict {
