@@ -72,13 +72,17 @@ fn assert_same_verdicts(stdio: &Value, http: &Value) {
     assert_eq!(verdicts(stdio), verdicts(http), "stdio and HTTP judge the server differently");
     assert_eq!(http["target"]["transport"], "streamable-http");
     let checks = http["protocol"]["checks"].as_array().expect("HTTP checks");
-    // The transport's own checks, then those of what the run heard (nothing sent for them).
-    let heard = crate::client_features::HEARD;
-    assert!(
-        checks.iter().all(|c| c["id"]
-            .as_str()
-            .is_some_and(|i| i.starts_with("http-") || heard.contains(&i)))
-    );
+    // The transport's own checks, the JSON-RPC request checks of stdio's table (the same ids),
+    // and those of what the run heard (nothing sent for them).
+    let ids = |r: &Value| -> Vec<String> {
+        let checks = r["protocol"]["checks"].as_array().expect("checks");
+        checks.iter().filter_map(|c| c["id"].as_str()).map(str::to_owned).collect()
+    };
+    let (over_http, over_stdio) = (ids(http), ids(stdio));
+    assert!(over_http.iter().any(|i| i.starts_with("http-")), "{over_http:?}");
+    for id in ["ping", "unknown-method", "tools-call-no-name", "resource-not-found"] {
+        assert!(over_http.iter().any(|i| i == id) && over_stdio.iter().any(|i| i == id), "{id}");
+    }
     assert!(checks.iter().any(|c| c["status"] == "pass"), "{checks:#?}");
 }
 
@@ -148,14 +152,16 @@ fn python_sdk_fastmcp() {
         "20",
     );
     assert_same_verdicts(&r, &http);
-    // FastMCP keeps every transport rule the HTTP checks test (the auth check needs a token).
-    let failed: Vec<&Value> = http["protocol"]["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert!(failed.is_empty(), "{failed:#?}");
+    // FastMCP keeps every transport rule the HTTP checks test (the auth check needs a token);
+    // the JSON-RPC request checks fail over HTTP as over stdio (its -32602 for an unknown
+    // method, its code 0 for an unknown resource).
+    let failed = |r: &Value| -> Vec<String> {
+        let checks = r["protocol"]["checks"].as_array().expect("checks");
+        let ids = checks.iter().filter(|c| c["status"] == "fail").filter_map(|c| c["id"].as_str());
+        ids.map(str::to_owned).collect()
+    };
+    assert!(failed(&http).iter().all(|id| !id.starts_with("http-")), "{:?}", failed(&http));
+    assert_eq!(failed(&http), failed(&r), "the same JSON-RPC checks fail over both transports");
     assert_eq!(code, 1, "the throwing tool is a finding over HTTP too");
 }
 

@@ -7,7 +7,7 @@
 //! failure, a SHOULD a warning; a refusal with another status than the one required is a
 //! warning (nothing was served).
 
-use super::checks::{HTTP_CHECKS, How, Rule};
+use super::checks::{CHECKS, Check, HTTP_CHECKS, How, Params, Rule, Silence};
 use super::{Judged, Observed, Protocol, Tally, fail, grouped};
 use crate::config::RunConfig;
 use crate::finding::Severity;
@@ -30,8 +30,14 @@ const NO_SESSION: (&str, Option<&str>) = ("mcp-session-id", None);
 /// ... and without a protocol version (none is negotiated yet).
 const NO_VERSION: (&str, Option<&str>) = ("mcp-protocol-version", None);
 
-/// Runs every HTTP check on a session (and, for a server mcp-fuzz starts, a process) of its own.
-pub(super) async fn check_all(cfg: &RunConfig, progress: &dyn Fn(u64)) -> Protocol {
+/// Runs every HTTP check on a session (and, for a server mcp-fuzz starts, a process) of its own,
+/// and the JSON-RPC request checks of the stdio table on the same session, before its `DELETE`
+/// (the last HTTP check). `tool` is a tool the gate allows calling.
+pub(super) async fn check_all(
+    cfg: &RunConfig,
+    tool: Option<&str>,
+    progress: &dyn Fn(u64),
+) -> Protocol {
     let probe = match HttpProbe::start(&cfg.server.target, &cfg.server.connect).await {
         Ok(p) => p,
         Err(e) => {
@@ -45,6 +51,12 @@ pub(super) async fn check_all(cfg: &RunConfig, progress: &dyn Fn(u64)) -> Protoc
     let timeout = cfg.server.timeout;
     let mut tally = Tally::default();
     for c in HTTP_CHECKS {
+        if let How::Http(Rule::SessionDeleted) = &c.how {
+            for r in CHECKS.iter().filter(|r| matches!(r.how, How::Request { .. })) {
+                request_check(&probe, r, tool, timeout, &mut tally).await;
+                progress(1);
+            }
+        }
         if let How::Http(rule) = &c.how {
             match judge(&probe, rule, timeout).await {
                 Ok((request, judged)) => tally.record(c, Some(request), judged),
@@ -55,6 +67,46 @@ pub(super) async fn check_all(cfg: &RunConfig, progress: &dyn Fn(u64)) -> Protoc
     }
     drop(probe);
     Protocol { summary: ProtocolSummary::of(tally.results, None), findings: grouped(tally.failed) }
+}
+
+/// A JSON-RPC request check of the stdio table ([`How::Request`]), POSTed on the probe's
+/// session: judged by the JSON-RPC response in the answer (a JSON body or an SSE event), as
+/// over stdio. An HTTP status without one is a refusal (a warning) or, for a 5xx, a failure;
+/// no answer in time means what the check's silence means.
+async fn request_check(
+    probe: &HttpProbe,
+    c: &'static Check,
+    tool: Option<&str>,
+    timeout: Duration,
+    tally: &mut Tally,
+) {
+    let How::Request { id, method, params, judge, silence } = &c.how else { return };
+    let params = match params {
+        Params::None => None,
+        Params::Fixed(p) => Some(p()),
+        Params::Tool(p) => match tool {
+            Some(t) => Some(p(t)),
+            None => return tally.skip(c, super::NO_TOOL.into()),
+        },
+    };
+    let mut body = json!({"jsonrpc": "2.0", "id": id(), "method": method});
+    if let Some(p) = params {
+        body["params"] = p;
+    }
+    let (request, answer) = post(probe, body, &[], timeout).await;
+    let judged = match answer {
+        Ok(a) => match a.response() {
+            Some(m) => judge(m),
+            None if a.status >= 500 => saw(&a, Severity::Failure),
+            None => saw(&a, Severity::Warning),
+        },
+        Err(why) => match silence {
+            Silence::Fails => silent(why),
+            Silence::ToolMayRun => fail(Observed::said(why), Severity::Warning),
+            Silence::Passes => Judged::Pass(why),
+        },
+    };
+    tally.record(c, Some(request), judged);
 }
 
 /// A `ping` request.

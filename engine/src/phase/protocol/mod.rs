@@ -135,7 +135,7 @@ fn add_observed(checked: &mut Protocol, cfg: &RunConfig) {
 /// Runs every check. `tool` is a tool the gate allows calling (for the `arguments` checks).
 async fn check_all(cfg: &RunConfig, tool: Option<&str>, progress: &dyn Fn(u64)) -> Protocol {
     if matches!(cfg.server.target, Target::Http { .. }) {
-        return http::check_all(cfg, progress).await;
+        return http::check_all(cfg, tool, progress).await;
     }
     let mut phase = Runner {
         cfg,
