@@ -161,7 +161,7 @@ impl ClientHandler for Handler {
         &self,
         context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.list_changed("tools", &context);
+        self.list_changed("tools", &context, |c| c.tools.as_ref()?.list_changed);
         std::future::ready(())
     }
 
@@ -169,7 +169,7 @@ impl ClientHandler for Handler {
         &self,
         context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.list_changed("prompts", &context);
+        self.list_changed("prompts", &context, |c| c.prompts.as_ref()?.list_changed);
         std::future::ready(())
     }
 
@@ -177,7 +177,7 @@ impl ClientHandler for Handler {
         &self,
         context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.list_changed("resources", &context);
+        self.list_changed("resources", &context, |c| c.resources.as_ref()?.list_changed);
         std::future::ready(())
     }
 
@@ -212,13 +212,14 @@ impl ClientHandler for Handler {
 impl Handler {
     /// A `notifications/{what}/list_changed`: the server must have declared `listChanged` for
     /// `what` (it told clients it would send these; unannounced, they are never listened for).
-    fn list_changed(&self, what: &str, context: &NotificationContext<RoleClient>) {
-        let capabilities = context
-            .peer
-            .peer_info()
-            .and_then(|p| serde_json::to_value(&p.capabilities).ok())
-            .unwrap_or_default();
-        let declared = capabilities[what]["listChanged"] == true;
+    /// `listed` reads that capability's `listChanged` from what the server declared.
+    fn list_changed(
+        &self,
+        what: &str,
+        context: &NotificationContext<RoleClient>,
+        listed: fn(&rmcp::model::ServerCapabilities) -> Option<bool>,
+    ) {
+        let declared = context.peer.peer_info().and_then(|p| listed(&p.capabilities)) == Some(true);
         self.heard.list_changed((!declared).then(|| {
             format!(
                 "`notifications/{what}/list_changed` from a server that did not declare \

@@ -119,6 +119,18 @@ pub(super) enum Params {
     Tool(fn(&str) -> Value),
 }
 
+impl Params {
+    /// The params to send, calling `tool` where they name one; `None` (the check is skipped)
+    /// when they need a tool and there is none.
+    pub fn with_tool(&self, tool: Option<&str>) -> Option<Option<Value>> {
+        match self {
+            Self::None => Some(None),
+            Self::Fixed(p) => Some(Some(p())),
+            Self::Tool(p) => tool.map(|t| Some(p(t))),
+        }
+    }
+}
+
 /// What silence (no answer within the timeout) means for a request check.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Silence {

@@ -7,7 +7,7 @@
 //! failure, a SHOULD a warning; a refusal with another status than the one required is a
 //! warning (nothing was served).
 
-use super::checks::{CHECKS, Check, HTTP_CHECKS, How, Params, Rule, Silence};
+use super::checks::{CHECKS, Check, HTTP_CHECKS, How, Rule, Silence};
 use super::{Judged, Observed, Protocol, Tally, fail, grouped};
 use crate::config::RunConfig;
 use crate::finding::Severity;
@@ -81,13 +81,8 @@ async fn request_check(
     tally: &mut Tally,
 ) {
     let How::Request { id, method, params, judge, silence } = &c.how else { return };
-    let params = match params {
-        Params::None => None,
-        Params::Fixed(p) => Some(p()),
-        Params::Tool(p) => match tool {
-            Some(t) => Some(p(t)),
-            None => return tally.skip(c, super::NO_TOOL.into()),
-        },
+    let Some(params) = params.with_tool(tool) else {
+        return tally.skip(c, super::NO_TOOL.into());
     };
     let mut body = json!({"jsonrpc": "2.0", "id": id(), "method": method});
     if let Some(p) = params {

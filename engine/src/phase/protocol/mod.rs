@@ -27,7 +27,7 @@ use crate::phase::{PhaseOutcome, Section, Sofar};
 use crate::report::{CheckStatus, Finding, ProtocolCheck, ProtocolSummary};
 use crate::transport::raw::{Heard, Junk, RawSession};
 use crate::transport::{Target, excerpt};
-use checks::{CHECKS, Check, How, Params, Silence};
+use checks::{CHECKS, Check, How, Silence};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -360,13 +360,8 @@ impl Runner<'_> {
     async fn check(&mut self, c: &'static Check, tool: Option<&str>) {
         match &c.how {
             How::Request { id, method, params, judge, silence } => {
-                let params = match params {
-                    Params::None => None,
-                    Params::Fixed(p) => Some(p()),
-                    Params::Tool(p) => match tool {
-                        Some(t) => Some(p(t)),
-                        None => return self.tally.skip(c, NO_TOOL.into()),
-                    },
+                let Some(params) = params.with_tool(tool) else {
+                    return self.tally.skip(c, NO_TOOL.into());
                 };
                 self.request_check(c, id(), method, params, *judge, *silence).await;
             }
