@@ -133,7 +133,17 @@ fn through_inspector(
 ) -> Result<Through, String> {
     let prepared = Prepared::new(install, spec, options).map_err(|f| failed(&f))?;
     let said = driver::inspector_call(&prepared.run(install, options), &call.tool, &call.arguments);
-    let transcript = prepared.tap.read();
+    // The CLI may end on the closed pipe a moment before the tap records the server's exit.
+    let settle = Instant::now() + SETTLE;
+    let mut transcript = prepared.tap.read();
+    let pending = |t: &super::tap::Transcript| {
+        t.server_exit.is_none()
+            && t.calls.iter().find(|r| r.name == call.tool).is_none_or(|r| r.response.is_none())
+    };
+    while Instant::now() < settle && pending(&transcript) {
+        std::thread::sleep(Duration::from_millis(10));
+        transcript = prepared.tap.read();
+    }
     let record = transcript.calls.iter().find(|r| r.name == call.tool);
     // When the CLI did not finish, the server may still have answered or died: the tap says.
     let client = match said {

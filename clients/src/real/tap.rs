@@ -22,10 +22,13 @@ use std::path::{Path, PathBuf};
 /// - SIGTERM, SIGINT or SIGHUP from the client (how SDK clients close a server that does not exit
 ///   at end of input) is passed to the server, so the client's pipes close; a plain pipeline
 ///   would leave the server and the output `tee` running, holding the client's stdout open;
-/// - the `tee`s' stderr goes to `/dev/null`, so only the server holds the client's stderr.
+/// - the `tee`s' stderr goes to `/dev/null`, so only the server holds the client's stderr;
+/// - the input `tee` writes each chunk to its transcript (its stdout, written first) before the
+///   server's FIFO, so a request that kills the server at once is on record before the shell
+///   kills that `tee`.
 const SCRIPT: &str = concat!(
     r#"cd "$1" || exit 97; t=$2; m=$3; i=$4; o=$5; fi=$6.in; fo=$6.out; s=$7; shift 7; "#,
-    r#""$m" "$fi" "$fo" || exit 96; exec 3<&0; "$t" -a "$i" <&3 >"$fi" 2>/dev/null & a=$!; "#,
+    r#""$m" "$fi" "$fo" || exit 96; exec 3<&0; "$t" "$fi" <&3 >>"$i" 2>/dev/null & a=$!; "#,
     r#"exec 3<&-; "$@" <"$fi" >"$fo" & p=$!; "$t" -a "$o" <"$fo" 2>/dev/null & q=$!; "#,
     r#"trap 'kill -TERM $p 2>/dev/null; wait $p; echo $? >"$s"; kill $a 2>/dev/null; exit 143' TERM INT HUP; "#,
     r#"wait $p; r=$?; echo $r >"$s"; kill $a 2>/dev/null; wait $q; exit $r"#
