@@ -312,6 +312,26 @@ pub struct TargetArgs {
     #[arg(long = "roots", value_name = "DIR", help_heading = "Server")]
     pub roots: Vec<PathBuf>,
 
+    /// Run the server where it is told, with your HOME and TMPDIR, instead of in a throwaway
+    /// sandbox. Without the sandbox, a tool that writes (even one annotated read-only) writes
+    /// your files, and what tools write is not checked against their annotations.
+    #[arg(long = "no-sandbox", help_heading = "Server")]
+    pub no_sandbox: bool,
+
+    /// Keep the sandbox directory after the run; its path is printed.
+    #[arg(long = "keep-sandbox", help_heading = "Server", conflicts_with = "no_sandbox")]
+    pub keep_sandbox: bool,
+
+    /// Copy DIR into the sandbox's working directory before the server starts (DIR itself is
+    /// never touched); `{sandbox}` in the server command is that directory.
+    #[arg(
+        long = "sandbox-from",
+        value_name = "DIR",
+        help_heading = "Server",
+        conflicts_with = "no_sandbox"
+    )]
+    pub sandbox_from: Option<PathBuf>,
+
     /// Declare these client capabilities too (`sampling`, `elicitation`; comma-separated), so
     /// that the server's paths behind them are fuzzed: sampling is answered with a fixed text,
     /// elicitation as --elicit says. Off by default.

@@ -138,6 +138,9 @@ fn server_flags(args: &TargetArgs) -> Result<Profile, CliError> {
         max_response_bytes: args.max_response_bytes,
         roots: (!args.roots.is_empty())
             .then(|| args.roots.iter().map(|p| p.display().to_string()).collect()),
+        no_sandbox: args.no_sandbox.then_some(true),
+        keep_sandbox: args.keep_sandbox.then_some(true),
+        sandbox_from: args.sandbox_from.as_ref().map(|p| p.display().to_string()),
         client_capabilities: client_capabilities(&args.client_capabilities)?,
         elicit: args
             .elicit

@@ -108,6 +108,10 @@ pub enum CliError {
     #[error(transparent)]
     Config(#[from] mcp_fuzz_engine::config_file::ConfigError),
 
+    /// The sandbox could not be made (or `{sandbox}` was used without it).
+    #[error(transparent)]
+    Sandbox(#[from] mcp_fuzz_engine::sandbox::SandboxError),
+
     /// Ctrl-C: the run was stopped and the server's process group killed.
     #[error("interrupted: the run was stopped and the server killed; no report was written")]
     Interrupted,
@@ -145,6 +149,7 @@ impl CliError {
             | Self::ToolRequired { .. }
             | Self::MissingSchema { .. }
             | Self::Usage(_)
+            | Self::Sandbox(_)
             | Self::Config(_) => exit_code::USAGE,
             Self::ServerStart(_) => exit_code::SERVER_START,
             Self::Interrupted => exit_code::INTERRUPTED,

@@ -14,6 +14,8 @@
 //!   [`events`] is what it tells as it goes.
 //! - [`config`] is what a run is asked to do; [`config_file`] reads `mcp-fuzz.toml` (profiles,
 //!   per-tool overrides, value hints); [`init`] writes `mcp-fuzz init`'s starter file.
+//! - [`sandbox`]: the throwaway directory every server process starts in, and what a tool
+//!   wrote there.
 //! - [`finding`] (the vocabulary), [`report`] (the documented JSON shape), [`group`],
 //!   [`partition`] and [`steps`] are the `mcp-fuzz-model` crate's, re-exported; [`case_file`]
 //!   adds the replay to the model's replayable case.
@@ -27,6 +29,7 @@ pub mod init;
 pub mod judge;
 pub mod phase;
 pub mod run;
+pub mod sandbox;
 pub mod server;
 pub mod transport;
 

@@ -4,6 +4,7 @@
 //! `mcp-fuzz call`, `replay` and `clients --call` all call tools through it.
 
 use crate::judge::{Outcome, classify, looks_like_retry, looks_like_upstream};
+use crate::sandbox::{SANDBOX_PLACEHOLDER, Sandbox, SandboxError};
 use crate::transport::listing::{Listing, list_all};
 use crate::transport::{
     ConnectError, ConnectOptions, Connection, Exchange, Late, LateWatch, Reply, Target,
@@ -20,12 +21,46 @@ pub struct ServerSpec {
     pub target: Target,
     /// Start-up and response limits.
     pub connect: ConnectOptions,
+    /// Whether and how its processes are sandboxed ([`ServerSpec::enter_sandbox`] makes the
+    /// sandbox they start in).
+    pub sandboxing: crate::sandbox::SandboxOptions,
     /// Per-call timeout.
     pub timeout: Duration,
     /// The warm spares of every instance of this server (shared by the clones of the spec).
     pub spares: Arc<Spares>,
     /// The call number its processes seem to die on, whatever the calls (shared likewise).
     pub call_limit: Arc<CallLimit>,
+}
+
+impl ServerSpec {
+    /// Makes the sandbox this spec asks for and points its processes and roots into it:
+    /// `None` when the sandbox is off, or for a server someone else runs (`--http` alone).
+    ///
+    /// # Errors
+    /// [`SandboxError`] when it cannot be made, or `{sandbox}` is used with the sandbox off.
+    pub fn enter_sandbox(&mut self) -> Result<Option<Arc<Sandbox>>, SandboxError> {
+        let words: Vec<&String> = match &self.target {
+            Target::Stdio { command, env, .. } => {
+                command.iter().chain(env.iter().map(|(_, v)| v)).collect()
+            }
+            Target::Http { launch: Some(l), .. } => {
+                l.command.iter().chain(l.env.iter().map(|(_, v)| v)).collect()
+            }
+            Target::Http { launch: None, .. } => return Ok(None),
+        };
+        let marked = |w: &str| w.contains(SANDBOX_PLACEHOLDER);
+        let placeholder = words.iter().any(|w| marked(w))
+            || self.connect.roots.iter().any(|r| marked(&r.to_string_lossy()));
+        if self.sandboxing.off {
+            return if placeholder { Err(SandboxError::Placeholder) } else { Ok(None) };
+        }
+        let sandbox = Arc::new(Sandbox::create(&self.sandboxing)?);
+        for root in &mut self.connect.roots {
+            *root = sandbox.root_dir(root);
+        }
+        self.connect.sandbox = Some(Arc::clone(&sandbox));
+        Ok(Some(sandbox))
+    }
 }
 
 /// A call limit seen while the run goes on: once two deaths of the server's processes in a

@@ -100,6 +100,12 @@ pub enum FindingKind {
     /// with -32603 Internal error instead of -32602 Invalid params: what TypeScript-SDK servers
     /// do (a warning naming the SDK behaviour).
     InvalidParamsAsInternalError,
+    /// A tool did what its annotations say it does not: a `readOnlyHint: true` tool changed
+    /// files in the sandbox (a failure), or a tool without annotations changed them (an info).
+    AnnotationMismatch,
+    /// An annotation key that clients ignore because it is misspelled (`readonlyHint`,
+    /// `read_only_hint`, `readOnly`): a warning naming the hint that was meant.
+    MisnamedAnnotation,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -448,6 +454,26 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "A request over streamable HTTP was answered with an HTTP error status or a redirect instead of a JSON-RPC answer.",
             expected: "200 with a JSON-RPC response (application/json, or text/event-stream carrying it)",
             help: "Answer every request POST with a JSON-RPC response: report a failure as a JSON-RPC error or an isError result, not as HTTP 5xx (clients drop the call, and proxies may retry it), and serve the endpoint at the URL clients are given (no redirects).",
+        },
+    ),
+    (
+        FindingKind::AnnotationMismatch,
+        Rule {
+            id: "MCPF0033",
+            name: "annotation-mismatch",
+            short: "A tool changed files although its annotations say it does not (readOnlyHint: true), or without declaring annotations at all.",
+            expected: "a readOnlyHint: true tool that leaves its environment as it found it",
+            help: "Clients run readOnlyHint tools with less or no confirmation: make the tool leave files alone, or annotate it readOnlyHint: false (and destructiveHint as it is); the finding names the files and the smallest call that changed them.",
+        },
+    ),
+    (
+        FindingKind::MisnamedAnnotation,
+        Rule {
+            id: "MCPF0034",
+            name: "misnamed-annotation",
+            short: "An annotation key is a misspelling of a hint that clients read, so they ignore it.",
+            expected: "the hint under its exact name (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)",
+            help: "Rename the key to the hint it means; clients match hint names exactly, so a misspelled one counts as absent (and readOnlyHint absent means not read-only).",
         },
     ),
 ];

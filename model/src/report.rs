@@ -113,6 +113,10 @@ pub struct ToolReport {
     /// Cases not sent because their class kept killing or hanging the server the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_sent: Vec<NotSent>,
+    /// What its annotations claim and what its calls did to the sandbox (tools called in a
+    /// sandbox only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<AnnotationCheck>,
     /// Fields this version does not know, kept as read.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -163,7 +167,12 @@ impl ToolReport {
         } else {
             self.reason.clone()
         };
-        [first, self.not_sent_note()].into_iter().flatten().collect::<Vec<_>>().join("; ")
+        let annotations = self.annotations.as_ref().and_then(AnnotationCheck::note_if_off);
+        [first, self.not_sent_note(), annotations]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 
     /// "3 of 10 hinted calls succeeded", for a tool called with value hints.
@@ -187,6 +196,7 @@ impl ToolReport {
             valid_succeeded: None,
             hinted: None,
             not_sent: Vec::new(),
+            annotations: None,
             extra: Map::new(),
             skip: None,
             waited: false,
@@ -339,6 +349,64 @@ pub struct Finding {
     /// kind, severity and message are derived from them (not serialised; the words stay).
     #[serde(skip)]
     pub facts: Option<Box<Facts>>,
+}
+
+/// What a tool's annotations claim, and what its calls were seen to do to the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnnotationCheck {
+    /// The hints it declares, as listed (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`; absent ones are left out).
+    pub claimed: BTreeMap<String, bool>,
+    /// The files (relative to the sandbox) its calls created, changed or removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    /// What that makes of its hints.
+    pub verdict: AnnotationVerdict,
+    /// Why it could not be checked, or what changed that no call of it repeated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The verdict of an [`AnnotationCheck`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AnnotationVerdict {
+    /// What its calls did fits what it claims.
+    Consistent,
+    /// It claims `readOnlyHint: true` and a call of it changed files.
+    Mismatch,
+    /// It changed files and declares no annotations.
+    Unannotated,
+    /// Files changed while its cases ran, but no call of it repeated the change (a restart's
+    /// start-up, or another tool's late call): not blamed.
+    Unexplained,
+    /// Its effects could not be compared (the sandbox tree is too big).
+    Unchecked,
+}
+
+impl AnnotationCheck {
+    /// "annotations: readOnlyHint but created out.txt", when something is off.
+    #[must_use]
+    pub fn note_if_off(&self) -> Option<String> {
+        let files = || {
+            let shown: Vec<&str> = self.files.iter().take(3).map(String::as_str).collect();
+            let more = self.files.len().saturating_sub(3);
+            let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{}{tail}", shown.join(", "))
+        };
+        match self.verdict {
+            AnnotationVerdict::Mismatch => {
+                Some(format!("annotations: readOnlyHint, but changed {}", files()))
+            }
+            AnnotationVerdict::Unannotated => {
+                Some(format!("annotations: none, but changed {}", files()))
+            }
+            AnnotationVerdict::Consistent
+            | AnnotationVerdict::Unexplained
+            | AnnotationVerdict::Unchecked => None,
+        }
+    }
 }
 
 /// Other cases of one cause kept on its finding.

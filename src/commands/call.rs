@@ -14,7 +14,9 @@ use serde_json::{Map, Value, json};
 
 /// `mcp-fuzz call`.
 pub fn run(args: &CallArgs) -> anyhow::Result<u8> {
-    let spec = config::server(&args.target)?;
+    let mut spec = config::server(&args.target)?;
+    // The call runs in a sandbox, as the run that printed it did.
+    let _sandbox = spec.enter_sandbox().map_err(crate::errors::CliError::from)?;
     let given: Option<Map<String, Value>> = args
         .arguments
         .as_deref()

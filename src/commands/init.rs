@@ -19,7 +19,9 @@ pub fn run(args: &InitArgs) -> anyhow::Result<u8> {
         ))
         .into());
     }
-    let spec = config::server(&args.target)?;
+    let mut spec = config::server(&args.target)?;
+    // The probe calls tools: in a sandbox, as a run does.
+    let _sandbox = spec.enter_sandbox().map_err(CliError::from)?;
     let seen = session::block_on(async {
         probe(&spec).await.map_err(|e| match e {
             RunError::Connect(c) => session::start_error(&c, &spec.target).into(),

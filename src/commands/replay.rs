@@ -36,6 +36,8 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<u8> {
     {
         spec.connect.max_response_bytes = n;
     }
+    // Replayed in a sandbox of its own, as the run that found it was.
+    let _sandbox = spec.enter_sandbox().map_err(CliError::from)?;
     let replayed = session::block_on(async {
         mcp_fuzz_engine::case_file::replay(&case, &spec)
             .await

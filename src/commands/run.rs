@@ -29,7 +29,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         .as_deref()
         .map(|p| input::read_baseline(p, settings.update_baseline))
         .transpose()?;
-    let cfg = settings.cfg;
+    let mut cfg = settings.cfg;
+    let sandbox = cfg.server.enter_sandbox().map_err(CliError::from)?;
     let bar = if settings.quiet { None } else { progress_bar(plan.stdout_is_machine()) };
     let mut lines = (!settings.quiet && bar.is_none()).then(ProgressLines::new);
     // A test hook: panic once this many cases have run, to check that a panic leaves no server
@@ -66,6 +67,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<u8> {
         baseline::apply(b, &mut report, &path.display().to_string());
     }
     plan.emit(|f| render(&report, f))?;
+    if let Some(s) = sandbox.as_ref().filter(|s| s.kept()) {
+        // A closed stderr is no reason to fail the run.
+        let _ = writeln!(std::io::stderr(), "mcp-fuzz: sandbox kept at {}", s.root().display());
+    }
     if let (true, Some(b), Some(path)) = (settings.update_baseline, &known, &settings.baseline) {
         write_atomically(path, &baseline::updated(b, &report).to_bytes())?;
     }

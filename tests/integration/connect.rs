@@ -46,7 +46,7 @@ fn the_server_gets_a_minimal_environment_plus_env_and_runs_in_cwd() {
     let cwd_arg = cwd.path().to_str().expect("utf-8");
     let (code, report, env, pwd) = run_recording(
         &dir,
-        &["--env", "EXTRA_SETTING=hunter2-value", "--cwd", cwd_arg],
+        &["--env", "EXTRA_SETTING=hunter2-value", "--cwd", cwd_arg, "--no-sandbox"],
         &[("MCP_FUZZ_TEST_SECRET", "leaked"), ("LC_MCP_FUZZ_TEST", "kept")],
     );
     assert_eq!(code, 0, "{report}");
@@ -69,6 +69,30 @@ fn the_server_gets_a_minimal_environment_plus_env_and_runs_in_cwd() {
     // `--env` values are secrets: the report names the key only.
     assert!(!report.contains("hunter2-value"), "{report}");
     assert!(report.contains("EXTRA_SETTING=[REDACTED]"), "{report}");
+}
+
+#[test]
+fn in_the_sandbox_the_server_gets_its_own_directory_home_and_tmpdir() {
+    let dir = TempDir::new("connect-sandbox");
+    let (tmp, home) = (TempDir::new("connect-tmp"), TempDir::new("connect-home"));
+    std::fs::create_dir_all(home.join(".cargo")).expect("a toolchain directory");
+    let tmp_arg = tmp.path().to_str().expect("utf-8");
+    let home_arg = home.path().to_str().expect("utf-8");
+    let (code, report, env, pwd) = run_recording(
+        &dir,
+        &["--env", "MY_DB={sandbox}/db.json"],
+        &[("TMPDIR", tmp_arg), ("HOME", home_arg), ("CARGO_HOME", "")],
+    );
+    assert_eq!(code, 0, "{report}");
+    let sandbox = pwd.strip_suffix("/work").expect("the working directory is the sandbox's");
+    assert!(sandbox.starts_with(tmp_arg) && sandbox.contains("mcp-fuzz-sandbox-"), "{pwd}");
+    assert_eq!(env["HOME"], format!("{sandbox}/home"));
+    assert_eq!(env["TMPDIR"], format!("{sandbox}/tmp"));
+    assert_eq!(env["MY_DB"], format!("{pwd}/db.json"), "{{sandbox}} in an --env value");
+    // CARGO_HOME is set (empty) in the caller's environment: not overridden; RUSTUP_HOME's
+    // directory does not exist: not set.
+    assert!(!env.contains_key("CARGO_HOME") && !env.contains_key("RUSTUP_HOME"), "{env:?}");
+    assert!(!std::path::Path::new(sandbox).exists(), "removed after the run");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! and checks stdout, stderr and the exit code. Values are checked with the `jsonschema` crate
 //! (formats asserted), independently of the generators' own oracle.
 
+mod annotations;
 mod baseline;
 mod beyond;
 mod campaign;

@@ -111,8 +111,17 @@ macro_rules! profile {
 profile! {
     /// Time allowed for start-up and the initialize handshake.
     startup_timeout: Seconds = "startup-timeout";
-    /// Directories declared as the client's roots (`roots/list`); none by default.
+    /// Directories declared as the client's roots (`roots/list`); none by default. A relative
+    /// one, or one with `{sandbox}`, lives in the sandbox.
     roots: Vec<String> = "roots";
+    /// Run the server where it is told, with the caller's `HOME` and `TMPDIR`, instead of in a
+    /// throwaway sandbox (its files are then the caller's).
+    no_sandbox: bool = "no-sandbox";
+    /// Keep the sandbox directory after the run (its path is printed).
+    keep_sandbox: bool = "keep-sandbox";
+    /// A directory copied into the sandbox's working directory before the server starts
+    /// (never touched itself).
+    sandbox_from: String = "sandbox-from";
     /// Client capabilities declared besides roots, so that the server's paths behind them are
     /// fuzzed too: `sampling` (answered with a fixed text), `elicitation` (form mode, answered
     /// as `elicit` says); none by default.

@@ -47,6 +47,12 @@ impl Profile {
                     self.elicit.unwrap_or_default(),
                 ),
                 heard: std::sync::Arc::default(),
+                sandbox: None,
+            },
+            sandboxing: crate::sandbox::SandboxOptions {
+                off: self.no_sandbox == Some(true),
+                keep: self.keep_sandbox == Some(true),
+                from: self.sandbox_from.as_ref().map(Into::into),
             },
             timeout,
             spares: std::sync::Arc::default(),

@@ -138,7 +138,9 @@ impl HttpProbe {
             ));
         };
         let launched = match launch {
-            Some(l) => Some(launch::start(url, l, opts.startup_timeout).await?),
+            Some(l) => {
+                Some(launch::start(url, l, opts.startup_timeout, opts.sandbox.as_deref()).await?)
+            }
             None => None,
         };
         let _ = rustls::crypto::ring::default_provider().install_default();

@@ -123,6 +123,7 @@ pub(crate) async fn start(
     url: &str,
     launch: &Launch,
     startup_timeout: Duration,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> Result<Launched, ConnectError> {
     let began = Instant::now();
     check(url, launch).map_err(ConnectError::Invalid)?;
@@ -146,7 +147,7 @@ pub(crate) async fn start(
         }
     }
     let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
-        spawn(&command, &env, launch.inherit_env, launch.cwd.as_ref())?;
+        spawn(&command, &env, launch.inherit_env, launch.cwd.as_ref(), sandbox)?;
     drain(stdout, &stderr);
     loop {
         let exited = exit_rx.borrow().clone();

@@ -65,6 +65,9 @@ pub struct ConnectOptions {
     /// What the server asked and told on every connection made with these options (shared
     /// by their clones): the protocol phase judges it.
     pub heard: Arc<Heard>,
+    /// The sandbox every server process starts in (`None`: `--no-sandbox`, or a server
+    /// someone else runs).
+    pub sandbox: Option<Arc<crate::sandbox::Sandbox>>,
 }
 
 /// Why a connection could not be made.
@@ -386,7 +389,7 @@ impl Connection {
         opts: &ConnectOptions,
     ) -> Result<Self, ConnectError> {
         let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
-            spawn(command, env, inherit_env, cwd)?;
+            spawn(command, env, inherit_env, cwd, opts.sandbox.as_deref())?;
         let wire = Arc::new(WireState::hearing(&opts.heard));
         let reader = WireReader::new(stdout, opts.max_response_bytes, Arc::clone(&wire));
         let writer = WireWriter::new(stdin, Arc::clone(&wire));
@@ -475,7 +478,9 @@ impl Connection {
             map.insert(name, value);
         }
         let launched = match launch {
-            Some(l) => Some(launch::start(url, l, opts.startup_timeout).await?),
+            Some(l) => {
+                Some(launch::start(url, l, opts.startup_timeout, opts.sandbox.as_deref()).await?)
+            }
             None => None,
         };
         let startup_timeout = launched.as_ref().map_or(opts.startup_timeout, |l| l.remaining);
@@ -948,7 +953,13 @@ pub(crate) fn spawn(
     env: &[(String, String)],
     inherit_env: bool,
     cwd: Option<&PathBuf>,
+    sandbox: Option<&crate::sandbox::Sandbox>,
 ) -> Result<Spawned, ConnectError> {
+    let placed = sandbox.map(|s| s.prepare(command, env, cwd));
+    let (command, env, cwd) = match &placed {
+        Some((c, e, w)) => (c.as_slice(), e.as_slice(), Some(w)),
+        None => (command, env, cwd),
+    };
     let (program, args) = command
         .split_first()
         .ok_or_else(|| ConnectError::Invalid("no server command given after `--`".into()))?;

@@ -88,7 +88,7 @@ impl RawSession {
             ));
         };
         let Spawned { stdin, stdout, stderr, exit_rx, kill_tx, group } =
-            spawn(command, env, *inherit_env, cwd.as_ref())?;
+            spawn(command, env, *inherit_env, cwd.as_ref(), opts.sandbox.as_deref())?;
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, opts.max_response_bytes, tx));
         Ok(Self {

@@ -3,6 +3,7 @@
 //! results rebuilt in case order ([`collect`]), judged, its timeouts settled ([`timeouts`]) and
 //! every failure shrunk ([`shrink`]). [`run`] takes the tools in listing order.
 
+pub mod annotations;
 pub(crate) mod class;
 pub(crate) mod collect;
 pub mod feed;
@@ -78,7 +79,7 @@ pub(crate) async fn run<'s>(
     let mut findings = Vec::new();
     // Each tool's line and findings, in listing order (`None` while its finishing waits).
     let mut runs: Vec<Option<ToolRun>> = Vec::new();
-    let mut deferred: Vec<(usize, Box<Started<'_>>, Cow<'_, RunConfig>)> = Vec::new();
+    let mut deferred: Vec<Deferred<'_, '_>> = Vec::new();
     let mut selector = Selector::new(cfg);
     let mut seen: Vec<&str> = Vec::new();
     let mut pool = Pool::default();
@@ -90,6 +91,7 @@ pub(crate) async fn run<'s>(
             continue;
         }
         seen.push(&tool.name);
+        findings.extend(annotations::misnamed(tool));
         if let Some(reason) = selector.skip(&tool.name, tool.read_only_hint()) {
             runs.push(over(skipped(&tool.name, reason)));
             continue;
@@ -101,14 +103,7 @@ pub(crate) async fn run<'s>(
             runs.push(over(skipped(&tool.name, SkipReason::NotReached(why))));
             continue;
         }
-        let mut on_event = |e: ToolEvent| match e {
-            ToolEvent::Planned(n) => {
-                events.tell(RunEventKind::CasesPlanned, |t| t.cases_planned += n)
-            }
-            ToolEvent::CaseFinished => {
-                events.tell(RunEventKind::CaseFinished, |t| t.cases_done += 1)
-            }
-        };
+        let mut on_event = progress(events);
         // The tool's own timeout and cases (per-tool overrides in the config file).
         let tool_cfg = cfg.for_tool(&tool.name);
         for slot in &mut slots {
@@ -122,19 +117,26 @@ pub(crate) async fn run<'s>(
             failures_so_far: failures,
             on_event: &mut on_event,
         };
+        // What the tool's calls do to the sandbox is judged before its failures are finished.
+        let before = annotations::Before::take(&tool_cfg);
         let ran = match start_tool(ctx, tool).await {
             Begun::Over(ran) => ran,
-            // What is left is waiting for hangs: that waits until the end of the phase, where
-            // the tools' waits overlap (a stop on failures needs each tool judged in turn).
-            Begun::Started(started)
-                if cfg.campaign.max_failures.is_none() && started.only_waits() =>
-            {
-                runs.push(None);
-                deferred.push((runs.len() - 1, started, tool_cfg));
-                continue;
+            Begun::Started(started) => {
+                let effects = annotations::judged(before, &started, &mut slots[0]).await;
+                // What is left is waiting for hangs: that waits until the end of the phase,
+                // where the tools' waits overlap (a stop on failures needs each tool judged in
+                // turn).
+                if cfg.campaign.max_failures.is_none() && started.only_waits() {
+                    runs.push(None);
+                    deferred.push((runs.len() - 1, started, tool_cfg, effects));
+                    continue;
+                }
+                let mut ran = started.finish(&tool_cfg, &mut slots[0], deadline).await;
+                with_effects(&mut ran, effects);
+                ran
             }
-            Begun::Started(started) => started.finish(&tool_cfg, &mut slots[0], deadline).await,
         };
+        drop(on_event);
         failures += ran.findings.iter().filter(|f| f.severity == Severity::Failure).count();
         stopped = stopped.or(ran.stop);
         let restarts = slots.iter().map(|s| s.restarts).sum();
@@ -144,15 +146,17 @@ pub(crate) async fn run<'s>(
     }
     // The tools left waiting finish together, each on a server instance of its own (their
     // shrinking and re-runs call the server), in listing order as they end.
-    let mut finishing = futures_util::stream::iter(deferred.into_iter().map(|(at, started, c)| {
-        let mut slot = Instance::new(&cfg.server, None).recycling();
-        slot.set_timeout(c.server.timeout);
-        async move {
-            let ran = started.finish(&c, &mut slot, deadline).await;
-            (at, ran, slot)
-        }
-    }))
-    .buffered(MAX_FINISHING);
+    let mut finishing =
+        futures_util::stream::iter(deferred.into_iter().map(|(at, started, c, e)| {
+            let mut slot = Instance::new(&cfg.server, None).recycling();
+            slot.set_timeout(c.server.timeout);
+            async move {
+                let mut ran = started.finish(&c, &mut slot, deadline).await;
+                with_effects(&mut ran, e);
+                (at, ran, slot)
+            }
+        }))
+        .buffered(MAX_FINISHING);
     while let Some((at, ran, slot)) = finishing.next().await {
         events.count(|t| t.restarts += slot.restarts);
         tool_done(events, &ran);
@@ -174,6 +178,28 @@ pub(crate) async fn run<'s>(
     }
     let stray = stray_findings(&slots);
     ToolsOutcome { reports, findings, stop: stopped, pool, calls, restarts, stray }
+}
+
+use annotations::Effects;
+
+/// A tool whose finishing waits for the end of the phase: its place among the lines, its
+/// cases, its settings and what its calls did to the sandbox.
+type Deferred<'t, 'c> = (usize, Box<Started<'t>>, Cow<'c, RunConfig>, Option<Effects>);
+
+/// A tool's line and findings with what its calls did to the sandbox.
+fn with_effects(ran: &mut ToolRun, effects: Option<Effects>) {
+    if let Some((check, finding)) = effects {
+        ran.report.annotations = Some(check);
+        ran.findings.extend(finding);
+    }
+}
+
+/// Tells the events of a tool's cases as they are planned and finished.
+fn progress<'e>(events: &'e mut Events<'_>) -> impl FnMut(ToolEvent) + 'e {
+    |e: ToolEvent| match e {
+        ToolEvent::Planned(n) => events.tell(RunEventKind::CasesPlanned, |t| t.cases_planned += n),
+        ToolEvent::CaseFinished => events.tell(RunEventKind::CaseFinished, |t| t.cases_done += 1),
+    }
 }
 
 /// Tells the events that a tool is done.

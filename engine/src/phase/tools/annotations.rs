@@ -1,0 +1,302 @@
+//! Do the tools do what their annotations say? What a tool claims ([`claimed`], and keys that
+//! clients ignore because they are misspelled: [`misnamed`]), and what its calls did to the
+//! sandbox: the tree is hashed before and after the tool's cases ([`Before`]); a change is put
+//! on the call that makes it again (each case replayed on a tree put back as it was), shrunk,
+//! and judged against the hints ([`Before::judge`]).
+//!
+//! Where this is silent it takes the view of a client that auto-approves read-only tools:
+//! anything a read-only tool changes is a failure, and a change no call of the tool repeats is
+//! not blamed on it.
+//!
+//! See: issue 32; <https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-annotations>.
+
+use super::shrink::candidates;
+use super::start::Started;
+use crate::config::RunConfig;
+use crate::finding::{FindingKind, Severity};
+use crate::judge::Outcome;
+use crate::report::{AnnotationCheck, AnnotationVerdict, Finding};
+use crate::sandbox::tree::{Changes, Snapshot};
+use crate::server::{Instance, Keep};
+use crate::transport::listing::Tool;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The hints clients read, by their exact names.
+pub const HINTS: [&str; 4] = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+
+/// The most cases replayed to find the call that changed files.
+///
+/// Why: the first calls that succeed are tried first, and a tool that writes does so on most
+/// of its successful calls; a change that 24 replays do not repeat is not the tool's.
+const MAX_REPLAYS: usize = 24;
+/// The most shrinking tries for the call that changed files.
+const MAX_SHRINK_TRIES: usize = 64;
+/// The longest the search for the call may take, past which what was found is reported.
+const SEARCH_TIME: Duration = Duration::from_secs(20);
+/// Paths named in a finding's message.
+const PATHS_SHOWN: usize = 5;
+
+/// The hints `tool` declares, as booleans.
+#[must_use]
+pub fn claimed(tool: &Tool) -> BTreeMap<String, bool> {
+    let Some(a) = tool.raw.get("annotations").and_then(Value::as_object) else {
+        return BTreeMap::new();
+    };
+    HINTS
+        .iter()
+        .filter_map(|h| a.get(*h).and_then(Value::as_bool).map(|b| ((*h).to_owned(), b)))
+        .collect()
+}
+
+/// The annotation keys of `tool` that are a hint misspelled (case, `_` or `-`, a missing
+/// `Hint`): one warning each, naming the hint that was meant.
+#[must_use]
+pub fn misnamed(tool: &Tool) -> Vec<Finding> {
+    let Some(a) = tool.raw.get("annotations").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let squash = |k: &str| -> String {
+        k.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+    };
+    a.iter()
+        .filter(|(key, _)| !HINTS.contains(&key.as_str()))
+        .filter_map(|(key, value)| {
+            let k = squash(key);
+            let meant = HINTS.iter().find(|h| {
+                let h = squash(h);
+                k == h || Some(k.as_str()) == h.strip_suffix("hint")
+            })?;
+            let ignored = if a.contains_key(*meant) {
+                format!("; the tool also declares `{meant}`, which is what clients read")
+            } else {
+                format!("; clients read `{meant}` as absent")
+            };
+            Some(Finding::general(
+                Some(tool.name.clone()),
+                FindingKind::MisnamedAnnotation,
+                Severity::Warning,
+                format!(
+                    "annotation `{key}: {value}` is not a hint clients read: rename it `{meant}`{ignored}"
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// What the sandbox check made of a tool: its annotations section, and a finding when they
+/// disagree.
+pub(crate) type Effects = (AnnotationCheck, Option<Finding>);
+
+/// [`Before::judge`], when the run has a sandbox.
+pub(crate) async fn judged(
+    before: Option<Before>,
+    started: &Started<'_>,
+    slot: &mut Instance<'_>,
+) -> Option<Effects> {
+    match before {
+        Some(b) => Some(b.judge(started, slot).await),
+        None => None,
+    }
+}
+
+/// The sandbox as it was before a tool's cases.
+pub(crate) struct Before {
+    snapshot: Snapshot,
+    dirs: Vec<PathBuf>,
+    sandbox: std::sync::Arc<crate::sandbox::Sandbox>,
+}
+
+impl Before {
+    /// The watched tree now, when the run has a sandbox: its working directory and `HOME`
+    /// (`TMPDIR` is the server's to use), and the declared roots.
+    pub(crate) fn take(cfg: &RunConfig) -> Option<Self> {
+        let sandbox = std::sync::Arc::clone(cfg.server.connect.sandbox.as_ref()?);
+        let mut dirs = sandbox.watched();
+        let root = sandbox.root();
+        dirs.extend(cfg.server.connect.roots.iter().filter(|r| !r.starts_with(root)).cloned());
+        Some(Self { snapshot: Snapshot::take(&dirs, None), dirs, sandbox })
+    }
+
+    /// What the tool's cases did, judged against its hints: the annotations section of its
+    /// line, and a finding when they disagree. A change is put on the call that makes it again
+    /// on `slot`, with the tree put back as it was before each try.
+    pub(crate) async fn judge(self, started: &Started<'_>, slot: &mut Instance<'_>) -> Effects {
+        let tool = started.tool;
+        let claimed = claimed(tool);
+        let check = |verdict, files: Vec<String>, note: Option<String>| AnnotationCheck {
+            claimed: claimed.clone(),
+            files,
+            verdict,
+            note,
+        };
+        let name = |p: &std::path::Path| self.sandbox.name(p);
+        let after = Snapshot::take(&self.dirs, Some(&self.snapshot));
+        if let Some(why) = after.over.as_ref().or(self.snapshot.over.as_ref()) {
+            let note = format!("the sandbox holds {why}: not compared");
+            return (check(AnnotationVerdict::Unchecked, Vec::new(), Some(note)), None);
+        }
+        let changes = self.snapshot.changes(&after);
+        if changes.is_empty() {
+            return (check(AnnotationVerdict::Consistent, Vec::new(), None), None);
+        }
+        let read_only = claimed.get("readOnlyHint") == Some(&true);
+        let unannotated = tool.raw.get("annotations").is_none_or(Value::is_null);
+        if !read_only {
+            let files = changes.paths(name);
+            if !unannotated {
+                return (check(AnnotationVerdict::Consistent, files, None), None);
+            }
+            let finding = Finding::general(
+                Some(tool.name.clone()),
+                FindingKind::AnnotationMismatch,
+                Severity::Info,
+                format!(
+                    "its calls {} and it declares no annotations: annotate it (readOnlyHint: \
+                     false, and destructiveHint as it is) so clients know it writes",
+                    changes.words(name, PATHS_SHOWN)
+                ),
+            );
+            return (check(AnnotationVerdict::Unannotated, files, None), Some(finding));
+        }
+        let found = self.culprit(started, slot, &after).await;
+        let Some(Culprit { arguments, minimal, changes }) = found else {
+            let note = format!(
+                "{} while its cases ran, but no call of it did so again",
+                changes.words(name, PATHS_SHOWN)
+            );
+            return (check(AnnotationVerdict::Unexplained, changes.paths(name), Some(note)), None);
+        };
+        let files = changes.paths(name);
+        let finding = Finding {
+            arguments: Some(arguments),
+            minimal_arguments: minimal,
+            ..Finding::general(
+                Some(tool.name.clone()),
+                FindingKind::AnnotationMismatch,
+                Severity::Failure,
+                format!(
+                    "declares readOnlyHint: true, but a call {} in its sandbox; clients run \
+                     read-only tools without asking",
+                    changes.words(name, PATHS_SHOWN)
+                ),
+            )
+        };
+        (check(AnnotationVerdict::Mismatch, files, None), Some(finding))
+    }
+
+    /// The first of the tool's cases that changes the tree again, replayed on a tree put back
+    /// as it was (successful calls first), then shrunk while it still does. The tree is left as
+    /// it was before the tool.
+    async fn culprit(
+        &self,
+        started: &Started<'_>,
+        slot: &mut Instance<'_>,
+        after: &Snapshot,
+    ) -> Option<Culprit> {
+        let until = Instant::now() + SEARCH_TIME;
+        let mut now = after.clone();
+        let mut order: Vec<&super::worker::Done> = started.done.iter().collect();
+        order.sort_by_key(|d| (!matches!(d.outcome, Outcome::Ok), d.index));
+        let mut found = None;
+        for d in order.into_iter().take(MAX_REPLAYS) {
+            if Instant::now() >= until {
+                break;
+            }
+            let arguments = &started.cases[d.index].arguments;
+            let (changes, tree) = self.try_call(started.tool, arguments, slot, &now).await;
+            now = tree;
+            if !changes.is_empty() {
+                found = Some(Culprit { arguments: arguments.clone(), minimal: None, changes });
+                break;
+            }
+        }
+        let mut culprit = found?;
+        let mut best = culprit.arguments.clone();
+        let mut tries = 0;
+        'shrink: while self.snapshot.restorable() && Instant::now() < until {
+            let root = Value::Object(best.clone());
+            for candidate in candidates(&root) {
+                let Value::Object(smaller) = candidate else { continue };
+                tries += 1;
+                if tries > MAX_SHRINK_TRIES || Instant::now() >= until {
+                    break 'shrink;
+                }
+                let (changes, tree) = self.try_call(started.tool, &smaller, slot, &now).await;
+                now = tree;
+                if !changes.is_empty() {
+                    best = smaller;
+                    culprit.changes = changes;
+                    continue 'shrink;
+                }
+            }
+            break;
+        }
+        if best != culprit.arguments {
+            culprit.minimal = Some(best);
+        }
+        if self.snapshot.restorable() {
+            let _ = self.snapshot.restore(&now);
+        }
+        Some(culprit)
+    }
+
+    /// Puts the tree back as it was before the tool (when it can), calls the tool once and
+    /// says what the call changed, with the tree after it.
+    async fn try_call(
+        &self,
+        tool: &Tool,
+        arguments: &Map<String, Value>,
+        slot: &mut Instance<'_>,
+        now: &Snapshot,
+    ) -> (Changes, Snapshot) {
+        let from = if self.snapshot.restorable() && self.snapshot.restore(now).is_ok() {
+            &self.snapshot
+        } else {
+            now
+        };
+        let from = from.clone();
+        let _ = slot.call(&tool.name, arguments, None, Keep::default()).await;
+        let tree = Snapshot::take(&self.dirs, Some(&from));
+        (from.changes(&tree), tree)
+    }
+}
+
+/// The call that changed files, and what it changed.
+struct Culprit {
+    arguments: Map<String, Value>,
+    minimal: Option<Map<String, Value>>,
+    changes: Changes,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(annotations: Value) -> Tool {
+        Tool::parse_listed(&json!({"name": "t", "inputSchema": {}, "annotations": annotations}))
+            .expect("a tool")
+    }
+
+    #[test]
+    fn misspelled_hints_are_named_with_the_hint_meant() {
+        let t = tool(json!({"readonlyHint": true, "read_only_hint": true, "destructive": false,
+            "title": "T", "openWorldHint": false}));
+        let words: Vec<String> = misnamed(&t).into_iter().map(|f| f.message).collect();
+        assert_eq!(words.len(), 3, "{words:?}");
+        assert!(words.iter().all(|w| w.contains("rename it")), "{words:?}");
+        assert!(
+            words
+                .iter()
+                .any(|w| w.contains("`destructive: false`") && w.contains("`destructiveHint`"))
+        );
+        assert!(
+            words.iter().any(|w| w.contains("`readonlyHint: true`") && w.contains("as absent"))
+        );
+        assert!(misnamed(&tool(json!({"readOnlyHint": true, "title": "x"}))).is_empty());
+        assert_eq!(claimed(&t), BTreeMap::from([("openWorldHint".to_owned(), false)]));
+    }
+}

@@ -1,0 +1,110 @@
+//! The sandbox and what tools really do: `fx-annotations` has a read-only tool that writes a
+//! file in its working directory (`peek`), honest read-only tools (one whose output is the
+//! time), a writer annotated as one (`save`), a writer without annotations (`jot`) and a
+//! misspelled hint (`tidy`). The server runs in a throwaway sandbox: the caller's directory is
+//! never written, and the sandbox is gone after the run unless kept.
+//!
+//! See: issue 32.
+
+use crate::run::server;
+use crate::util::{TempDir, command, finish, tool};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Runs `mcp-fuzz --json -q ARGS -- fx-annotations` in `cwd`, with `tmp` as its TMPDIR (where
+/// the sandbox is made).
+fn run_in(cwd: &Path, tmp: &Path, args: &[&str]) -> (i32, Value, String) {
+    let mut cmd = command(["--json", "-q", "--cases", "3"]);
+    cmd.args(args).arg("--").arg(server("fx-annotations"));
+    cmd.current_dir(cwd).env("TMPDIR", tmp);
+    let run = finish(cmd.spawn().expect("mcp-fuzz starts"));
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("a JSON report ({e}): {}\n{}", run.stdout, run.stderr));
+    (run.code, report, run.stderr)
+}
+
+fn findings<'r>(r: &'r Value, kind: &str) -> Vec<&'r Value> {
+    r["findings"].as_array().expect("findings").iter().filter(|f| f["kind"] == kind).collect()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("readable")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_read_only_tool_that_writes_fails_with_its_file_and_smallest_call_in_a_sandbox_that_goes_away()
+{
+    let (cwd, tmp) = (TempDir::new("ann-cwd"), TempDir::new("ann-tmp"));
+    let (code, r, stderr) = run_in(cwd.path(), tmp.path(), &[]);
+    assert_eq!(code, 1, "a failure: {stderr}\n{r:#}");
+    let mismatch = findings(&r, "annotation-mismatch");
+    assert_eq!(mismatch.len(), 1, "{r:#}");
+    let f = mismatch[0];
+    assert_eq!((f["tool"].as_str(), f["severity"].as_str()), (Some("peek"), Some("failure")));
+    let smallest = f.get("minimalArguments").unwrap_or(&f["arguments"]);
+    assert_eq!(smallest, &json!({"name": ""}), "the smallest call that writes: {f:#}");
+    assert!(f["message"].as_str().expect("message").contains("created peek.log"), "{f:#}");
+    let peek = &tool(&r, "peek")["annotations"];
+    assert_eq!(peek["verdict"], "mismatch");
+    assert_eq!(peek["files"], json!(["peek.log"]));
+    assert_eq!(peek["claimed"], json!({"readOnlyHint": true}));
+    // The clock's output differs on every call and it writes nothing: not blamed.
+    for honest in ["clock", "look"] {
+        assert_eq!(tool(&r, honest)["annotations"]["verdict"], "consistent", "{honest}");
+    }
+    let misnamed = findings(&r, "misnamed-annotation");
+    assert_eq!(misnamed.len(), 1, "{r:#}");
+    assert_eq!(misnamed[0]["tool"], "tidy");
+    assert!(misnamed[0]["message"].as_str().expect("m").contains("rename it `readOnlyHint`"));
+    assert!(entries(cwd.path()).is_empty(), "the caller's directory is never written");
+    assert!(entries(tmp.path()).is_empty(), "the sandbox is removed after the run");
+}
+
+#[test]
+fn writers_are_judged_by_their_annotations_with_include_destructive() {
+    let (cwd, tmp) = (TempDir::new("ann-cwd"), TempDir::new("ann-tmp"));
+    let (_, r, stderr) = run_in(cwd.path(), tmp.path(), &["--include-destructive"]);
+    let save = &tool(&r, "save")["annotations"];
+    assert_eq!(
+        (save["verdict"].as_str(), &save["files"]),
+        (Some("consistent"), &json!(["saved.txt"]))
+    );
+    let jot = &tool(&r, "jot")["annotations"];
+    assert_eq!(jot["verdict"], "unannotated", "{stderr}\n{r:#}");
+    let info: Vec<&Value> =
+        findings(&r, "annotation-mismatch").into_iter().filter(|f| f["tool"] == "jot").collect();
+    assert_eq!(info.len(), 1, "{r:#}");
+    assert_eq!(info[0]["severity"], "info");
+    assert!(info[0]["message"].as_str().expect("m").contains("readOnlyHint: false"));
+    assert!(entries(cwd.path()).is_empty(), "the caller's directory is never written");
+}
+
+#[test]
+fn no_sandbox_runs_where_told_and_keep_sandbox_leaves_it_with_its_path_printed() {
+    let (cwd, tmp) = (TempDir::new("ann-cwd"), TempDir::new("ann-tmp"));
+    let (_, r, _) = run_in(cwd.path(), tmp.path(), &["--no-sandbox"]);
+    assert_eq!(entries(cwd.path()), ["peek.log"], "without a sandbox the tool writes here");
+    assert!(tool(&r, "peek").get("annotations").is_none(), "nothing to compare: {r:#}");
+    assert!(findings(&r, "annotation-mismatch").is_empty());
+
+    let (cwd, tmp) = (TempDir::new("ann-cwd"), TempDir::new("ann-tmp"));
+    let (_, _, stderr) = run_in(cwd.path(), tmp.path(), &["--keep-sandbox"]);
+    let kept = entries(tmp.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        stderr.contains(&format!("sandbox kept at {}", tmp.join(&kept[0]).display())),
+        "{stderr}"
+    );
+    let work = tmp.join(&kept[0]).join("work");
+    assert!(entries(&work).is_empty(), "put back as it was before peek: {:?}", entries(&work));
+    let _ = std::fs::remove_dir_all(tmp.join(&kept[0]));
+
+    let e = finish(command(["--no-sandbox", "--", "srv", "{sandbox}/db"]).spawn().expect("starts"));
+    e.assert_code(2);
+    assert!(e.stderr.contains("`{sandbox}`") && e.stderr.contains("--no-sandbox"), "{}", e.stderr);
+}
