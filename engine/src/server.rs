@@ -443,6 +443,16 @@ impl<'s> Instance<'s> {
         self.renewing = true;
     }
 
+    /// Makes sure a live process is ready (started, or replaced before a suspected call
+    /// limit) before the next call, so that what its start does is over before the call.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the server cannot be (re)started.
+    pub async fn ready(&mut self) -> Result<(), ConnectError> {
+        self.recycle().await;
+        self.ensure().await.map(|_| ())
+    }
+
     /// Replaces the process before it makes the call a suspected limit would kill it on.
     async fn recycle(&mut self) {
         let limit = self.spec.call_limit.suspected();

@@ -461,9 +461,9 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
         Rule {
             id: "MCPF0033",
             name: "annotation-mismatch",
-            short: "A tool changed files although its annotations say it does not (readOnlyHint: true), or without declaring annotations at all.",
+            short: "A tool did what its annotations say it does not: a readOnlyHint tool changed files or the server's state, an openWorldHint: false tool reached the network, or a tool changed files without declaring annotations at all.",
             expected: "a readOnlyHint: true tool that leaves its environment as it found it",
-            help: "Clients run readOnlyHint tools with less or no confirmation: make the tool leave files alone, or annotate it readOnlyHint: false (and destructiveHint as it is); the finding names the files and the smallest call that changed them.",
+            help: "Clients act on annotations without checking them (readOnlyHint tools run with less or no confirmation): make the tool do what they say (a read-only tool leaves files and state alone, a closed world stays off the network), or declare what it does (readOnlyHint: false, openWorldHint: true); the finding names what changed and the call.",
         },
     ),
     (

@@ -402,9 +402,10 @@ impl AnnotationCheck {
             AnnotationVerdict::Unannotated => {
                 Some(format!("annotations: none, but changed {}", files()))
             }
-            AnnotationVerdict::Consistent
-            | AnnotationVerdict::Unexplained
-            | AnnotationVerdict::Unchecked => None,
+            AnnotationVerdict::Unchecked => {
+                Some(format!("annotations: {}", self.note.as_deref().unwrap_or("not checked")))
+            }
+            AnnotationVerdict::Consistent | AnnotationVerdict::Unexplained => None,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The sandbox and what tools really do: `fx-annotations` has a read-only tool that writes a
-//! file in its working directory (`peek`), honest read-only tools (one whose output is the
-//! time), a writer annotated as one (`save`), a writer without annotations (`jot`) and a
-//! misspelled hint (`tidy`). The server runs in a throwaway sandbox: the caller's directory is
+//! file in its working directory (`peek`), one that appends to a list another tool shows
+//! (`remember`, `recall`), a closed world that resolves a host (`resolve`), honest read-only
+//! tools (one whose output is the time), a writer annotated as one (`save`), a writer without
+//! annotations (`jot`) and a misspelled hint (`tidy`). The server runs in a throwaway sandbox: the caller's directory is
 //! never written, and the sandbox is gone after the run unless kept.
 //!
 //! See: issue 32.
@@ -43,8 +44,7 @@ fn a_read_only_tool_that_writes_fails_with_its_file_and_smallest_call_in_a_sandb
     let (code, r, stderr) = run_in(cwd.path(), tmp.path(), &[]);
     assert_eq!(code, 1, "a failure: {stderr}\n{r:#}");
     let mismatch = findings(&r, "annotation-mismatch");
-    assert_eq!(mismatch.len(), 1, "{r:#}");
-    let f = mismatch[0];
+    let f = mismatch.iter().find(|f| f["tool"] == "peek").expect("peek's finding");
     assert_eq!((f["tool"].as_str(), f["severity"].as_str()), (Some("peek"), Some("failure")));
     let smallest = f.get("minimalArguments").unwrap_or(&f["arguments"]);
     assert_eq!(smallest, &json!({"name": ""}), "the smallest call that writes: {f:#}");
@@ -53,10 +53,22 @@ fn a_read_only_tool_that_writes_fails_with_its_file_and_smallest_call_in_a_sandb
     assert_eq!(peek["verdict"], "mismatch");
     assert_eq!(peek["files"], json!(["peek.log"]));
     assert_eq!(peek["claimed"], json!({"readOnlyHint": true}));
-    // The clock's output differs on every call and it writes nothing: not blamed.
-    for honest in ["clock", "look"] {
+    // get_time's answer differs on every call: never a reader, never blamed.
+    for honest in ["get_time", "recall", "look"] {
         assert_eq!(tool(&r, honest)["annotations"]["verdict"], "consistent", "{honest}");
     }
+    // remember writes no file, but recall shows what it appended.
+    let state: Vec<&&Value> = mismatch.iter().filter(|f| f["tool"] == "remember").collect();
+    assert_eq!(state.len(), 1, "{r:#}");
+    let words = state[0]["message"].as_str().expect("message");
+    assert!(words.contains("tool recall answers differently"), "{words}");
+    assert_eq!(state[0]["severity"], "failure");
+    assert_eq!(tool(&r, "remember")["annotations"]["verdict"], "mismatch");
+    // resolve declares a closed world and answers DNS failures.
+    let open: Vec<&&Value> = mismatch.iter().filter(|f| f["tool"] == "resolve").collect();
+    assert_eq!(open.len(), 1, "{r:#}");
+    assert_eq!(open[0]["severity"], "warning");
+    assert!(open[0]["message"].as_str().expect("m").contains("getaddrinfo ENOTFOUND"));
     let misnamed = findings(&r, "misnamed-annotation");
     assert_eq!(misnamed.len(), 1, "{r:#}");
     assert_eq!(misnamed[0]["tool"], "tidy");

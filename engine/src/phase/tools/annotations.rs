@@ -10,15 +10,16 @@
 //!
 //! See: issue 32; <https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-annotations>.
 
+use super::readers::{Readers, Reading};
 use super::shrink::candidates;
 use super::start::Started;
 use crate::config::RunConfig;
 use crate::finding::{FindingKind, Severity};
-use crate::judge::Outcome;
+use crate::judge::{Outcome, looks_like_upstream};
 use crate::report::{AnnotationCheck, AnnotationVerdict, Finding};
 use crate::sandbox::tree::{Changes, Snapshot};
 use crate::server::{Instance, Keep};
-use crate::transport::listing::Tool;
+use crate::transport::listing::{Listing, Tool};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -88,18 +89,72 @@ pub fn misnamed(tool: &Tool) -> Vec<Finding> {
 
 /// What the sandbox check made of a tool: its annotations section, and a finding when they
 /// disagree.
-pub(crate) type Effects = (AnnotationCheck, Option<Finding>);
+pub(crate) type Effects = (AnnotationCheck, Vec<Finding>);
 
-/// [`Before::judge`], when the run has a sandbox.
+/// The readers of the server's state a sandboxed run reads around each read-only tool
+/// (none without a sandbox).
+pub(crate) async fn readers(
+    cfg: &RunConfig,
+    listing: &Listing,
+    slot: &mut Instance<'_>,
+) -> Readers {
+    if cfg.server.connect.sandbox.is_none() {
+        return Readers::default();
+    }
+    let capabilities = slot.connection().map(|c| c.capabilities.clone()).unwrap_or_default();
+    let mut own = Instance::new(&cfg.server, None);
+    let readers = Readers::pick(listing, &capabilities, &mut own).await;
+    own.close().await;
+    readers
+}
+
+/// [`Before::judge`], the readers' verdict on a read-only tool whose files said nothing, and
+/// [`reaches_out`], when the run has a sandbox.
 pub(crate) async fn judged(
     before: Option<Before>,
     started: &Started<'_>,
     slot: &mut Instance<'_>,
+    readers: &Readers,
 ) -> Option<Effects> {
-    match before {
-        Some(b) => Some(b.judge(started, slot).await),
-        None => None,
+    let before = before?;
+    let reading = before.reading.clone();
+    let (mut check, mut finding) = before.judge(started, slot).await;
+    if let (None, Some(reading)) = (&finding, reading) {
+        finding = readers.judge(&reading, started, slot).await;
+        if finding.is_some() {
+            check.verdict = AnnotationVerdict::Mismatch;
+            check.note = Some("the server's state changed".into());
+        }
     }
+    Some((check, finding.into_iter().chain(reaches_out(started)).collect()))
+}
+
+/// A warning for a tool that declares `openWorldHint: false` and whose calls show network
+/// attempts (a connection or DNS error in an answer, read as the upstream detection reads
+/// them), with the first such answer.
+#[must_use]
+pub(crate) fn reaches_out(started: &Started<'_>) -> Option<Finding> {
+    let tool = started.tool;
+    if claimed(tool).get("openWorldHint") != Some(&false) {
+        return None;
+    }
+    let (done, evidence) = started.done.iter().find_map(|d| match &d.outcome {
+        Outcome::UpstreamTimeout { evidence } => Some((d, evidence.as_str())),
+        o => o.message().filter(|m| looks_like_upstream(m)).map(|m| (d, m)),
+    })?;
+    let evidence = mcp_fuzz_generators::text::clip(evidence.lines().next().unwrap_or(""), 200);
+    Some(Finding {
+        arguments: Some(started.cases[done.index].arguments.clone()),
+        ..Finding::general(
+            Some(tool.name.clone()),
+            FindingKind::AnnotationMismatch,
+            Severity::Warning,
+            format!(
+                "declares a closed world (openWorldHint: false) but reaches out: a call was \
+                 answered `{evidence}`; declare openWorldHint: true if it talks to the network"
+            ),
+        )
+    })
 }
 
 /// The sandbox as it was before a tool's cases.
@@ -107,23 +162,41 @@ pub(crate) struct Before {
     snapshot: Snapshot,
     dirs: Vec<PathBuf>,
     sandbox: std::sync::Arc<crate::sandbox::Sandbox>,
+    /// What the readers answered, for a read-only tool.
+    reading: Option<Reading>,
 }
 
 impl Before {
     /// The watched tree now, when the run has a sandbox: its working directory and `HOME`
-    /// (`TMPDIR` is the server's to use), and the declared roots.
-    pub(crate) fn take(cfg: &RunConfig) -> Option<Self> {
+    /// (`TMPDIR` is the server's to use), and the declared roots; and, for a read-only tool,
+    /// what the readers answer.
+    pub(crate) async fn take(
+        cfg: &RunConfig,
+        tool: &Tool,
+        readers: &Readers,
+        slot: &mut Instance<'_>,
+    ) -> Option<Self> {
         let sandbox = std::sync::Arc::clone(cfg.server.connect.sandbox.as_ref()?);
         let mut dirs = sandbox.watched();
         let root = sandbox.root();
         dirs.extend(cfg.server.connect.roots.iter().filter(|r| !r.starts_with(root)).cloned());
-        Some(Self { snapshot: Snapshot::take(&dirs, None), dirs, sandbox })
+        let read_only = claimed(tool).get("readOnlyHint") == Some(&true);
+        let reading = if read_only && !readers.none_for(&tool.name) {
+            Some(readers.read(slot).await)
+        } else {
+            None
+        };
+        Some(Self { snapshot: Snapshot::take(&dirs, None), dirs, sandbox, reading })
     }
 
     /// What the tool's cases did, judged against its hints: the annotations section of its
     /// line, and a finding when they disagree. A change is put on the call that makes it again
     /// on `slot`, with the tree put back as it was before each try.
-    pub(crate) async fn judge(self, started: &Started<'_>, slot: &mut Instance<'_>) -> Effects {
+    pub(crate) async fn judge(
+        self,
+        started: &Started<'_>,
+        slot: &mut Instance<'_>,
+    ) -> (AnnotationCheck, Option<Finding>) {
         let tool = started.tool;
         let claimed = claimed(tool);
         let check = |verdict, files: Vec<String>, note: Option<String>| AnnotationCheck {
@@ -162,7 +235,7 @@ impl Before {
             return (check(AnnotationVerdict::Unannotated, files, None), Some(finding));
         }
         let found = self.culprit(started, slot, &after).await;
-        let Some(Culprit { arguments, minimal, changes }) = found else {
+        let Some(Culprit { arguments, minimal, changes: by_call }) = found else {
             let note = format!(
                 "{} while its cases ran, but no call of it did so again",
                 changes.words(name, PATHS_SHOWN)
@@ -170,6 +243,7 @@ impl Before {
             return (check(AnnotationVerdict::Unexplained, changes.paths(name), Some(note)), None);
         };
         let files = changes.paths(name);
+        let escapes = self.escapes(&after, &changes);
         let finding = Finding {
             arguments: Some(arguments),
             minimal_arguments: minimal,
@@ -178,13 +252,29 @@ impl Before {
                 FindingKind::AnnotationMismatch,
                 Severity::Failure,
                 format!(
-                    "declares readOnlyHint: true, but a call {} in its sandbox; clients run \
-                     read-only tools without asking",
-                    changes.words(name, PATHS_SHOWN)
+                    "declares readOnlyHint: true, but a call {} in its sandbox{escapes}; clients \
+                     run read-only tools without asking",
+                    by_call.words(name, PATHS_SHOWN)
                 ),
             )
         };
         (check(AnnotationVerdict::Mismatch, files, None), Some(finding))
+    }
+
+    /// " (links out of the sandbox, not followed: a -> /etc)" for the links of `tree` among
+    /// `changes` that point out of the sandbox, else nothing.
+    fn escapes(&self, tree: &Snapshot, changes: &Changes) -> String {
+        let out: Vec<String> = tree
+            .escapes(self.sandbox.root())
+            .into_iter()
+            .filter(|(link, _)| changes.created.contains(link) || changes.changed.contains(link))
+            .map(|(link, to)| format!("{} -> {}", self.sandbox.name(&link), to.display()))
+            .collect();
+        if out.is_empty() {
+            String::new()
+        } else {
+            format!(" (links out of the sandbox, not followed: {})", out.join(", "))
+        }
     }
 
     /// The first of the tool's cases that changes the tree again, replayed on a tree put back
@@ -208,7 +298,13 @@ impl Before {
             let arguments = &started.cases[d.index].arguments;
             let (changes, tree) = self.try_call(started.tool, arguments, slot, &now).await;
             now = tree;
-            if !changes.is_empty() {
+            if changes.is_empty() {
+                continue;
+            }
+            // Twice, so that a spare starting meanwhile is not taken for the call.
+            let (again, tree) = self.try_call(started.tool, arguments, slot, &now).await;
+            now = tree;
+            if !again.is_empty() {
                 found = Some(Culprit { arguments: arguments.clone(), minimal: None, changes });
                 break;
             }
@@ -243,8 +339,9 @@ impl Before {
         Some(culprit)
     }
 
-    /// Puts the tree back as it was before the tool (when it can), calls the tool once and
-    /// says what the call changed, with the tree after it.
+    /// Puts the tree back as it was before the tool (when it can), calls the tool once on a
+    /// process already started (what a start writes is not the call's) and says what the call
+    /// changed, with the tree after it.
     async fn try_call(
         &self,
         tool: &Tool,
@@ -252,6 +349,8 @@ impl Before {
         slot: &mut Instance<'_>,
         now: &Snapshot,
     ) -> (Changes, Snapshot) {
+        let _ = slot.ready().await;
+        let now = &Snapshot::take(&self.dirs, Some(now));
         let from = if self.snapshot.restorable() && self.snapshot.restore(now).is_ok() {
             &self.snapshot
         } else {

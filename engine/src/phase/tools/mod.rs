@@ -9,6 +9,7 @@ pub(crate) mod collect;
 pub mod feed;
 pub(crate) mod finish;
 pub mod plan;
+pub(crate) mod readers;
 pub mod select;
 pub mod shrink;
 pub(crate) mod start;
@@ -76,6 +77,7 @@ pub(crate) async fn run<'s>(
         .chain((1..jobs).map(|_| Instance::new(&cfg.server, None)))
         .map(Instance::recycling)
         .collect();
+    let readers = annotations::readers(cfg, listing, &mut slots[0]).await;
     let mut findings = Vec::new();
     // Each tool's line and findings, in listing order (`None` while its finishing waits).
     let mut runs: Vec<Option<ToolRun>> = Vec::new();
@@ -109,6 +111,7 @@ pub(crate) async fn run<'s>(
         for slot in &mut slots {
             slot.set_timeout(tool_cfg.server.timeout);
         }
+        let before = annotations::Before::take(&tool_cfg, tool, &readers, &mut slots[0]).await;
         let ctx = Context {
             cfg: &tool_cfg,
             slots: &mut slots,
@@ -117,12 +120,10 @@ pub(crate) async fn run<'s>(
             failures_so_far: failures,
             on_event: &mut on_event,
         };
-        // What the tool's calls do to the sandbox is judged before its failures are finished.
-        let before = annotations::Before::take(&tool_cfg);
         let ran = match start_tool(ctx, tool).await {
             Begun::Over(ran) => ran,
             Begun::Started(started) => {
-                let effects = annotations::judged(before, &started, &mut slots[0]).await;
+                let effects = annotations::judged(before, &started, &mut slots[0], &readers).await;
                 // What is left is waiting for hangs: that waits until the end of the phase,
                 // where the tools' waits overlap (a stop on failures needs each tool judged in
                 // turn).
@@ -188,9 +189,9 @@ type Deferred<'t, 'c> = (usize, Box<Started<'t>>, Cow<'c, RunConfig>, Option<Eff
 
 /// A tool's line and findings with what its calls did to the sandbox.
 fn with_effects(ran: &mut ToolRun, effects: Option<Effects>) {
-    if let Some((check, finding)) = effects {
+    if let Some((check, findings)) = effects {
         ran.report.annotations = Some(check);
-        ran.findings.extend(finding);
+        ran.findings.extend(findings);
     }
 }
 
