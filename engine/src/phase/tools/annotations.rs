@@ -138,9 +138,15 @@ pub(crate) fn reaches_out(started: &Started<'_>) -> Option<Finding> {
     if claimed(tool).get("openWorldHint") != Some(&false) {
         return None;
     }
+    // The tool's own words only: a transport's failure (an HTTP 502 page) is not the tool's.
     let (done, evidence) = started.done.iter().find_map(|d| match &d.outcome {
         Outcome::UpstreamTimeout { evidence } => Some((d, evidence.as_str())),
-        o => o.message().filter(|m| looks_like_upstream(m)).map(|m| (d, m)),
+        Outcome::ToolError { text: m, .. }
+        | Outcome::UnflaggedError { text: m }
+        | Outcome::HandlerException { text: m }
+        | Outcome::InternalError { message: m, .. }
+        | Outcome::RpcError { message: m, .. } => looks_like_upstream(m).then_some((d, m.as_str())),
+        _ => None,
     })?;
     let evidence = mcp_fuzz_generators::text::clip(evidence.lines().next().unwrap_or(""), 200);
     Some(Finding {
