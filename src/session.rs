@@ -25,12 +25,17 @@ pub fn block_on<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Res
         .build()
         .context("failed to start the async runtime")?;
     runtime.block_on(async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .context("failed to listen for SIGTERM")?;
+        use tokio::signal::unix::{SignalKind, signal};
+        // Both listen before the work starts a server: a signal that came between the start of
+        // a server and the first poll of a lazy listener would be lost when the process
+        // ignores SIGINT until then (a background job without job control).
+        let mut int = signal(SignalKind::interrupt()).context("failed to listen for SIGINT")?;
+        let mut term = signal(SignalKind::terminate()).context("failed to listen for SIGTERM")?;
         tokio::select! {
-            r = work => r,
-            _ = tokio::signal::ctrl_c() => Err(CliError::Interrupted.into()),
+            biased;
+            _ = int.recv() => Err(CliError::Interrupted.into()),
             _ = term.recv() => Err(CliError::Terminated.into()),
+            r = work => r,
         }
     })
 }
