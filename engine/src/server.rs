@@ -316,6 +316,15 @@ impl<'s> Instance<'s> {
         }
     }
 
+    /// A new instance of the same server with the same timeout, not started yet: for checks
+    /// whose calls must not change the state this instance's process has built.
+    #[must_use]
+    pub fn sibling(&self) -> Self {
+        let mut other = Self::new(self.spec, None);
+        other.timeout = self.timeout;
+        other
+    }
+
     /// This instance's deaths count towards a suspected call limit, and its processes are
     /// replaced before it. Not for sequences, whose state a replaced process would lose (and
     /// whose deaths come from that state), nor for the proof of the limit and the history

@@ -101,11 +101,18 @@ pub enum FindingKind {
     /// do (a warning naming the SDK behaviour).
     InvalidParamsAsInternalError,
     /// A tool did what its annotations say it does not: a `readOnlyHint: true` tool changed
-    /// files in the sandbox (a failure), or a tool without annotations changed them (an info).
+    /// files or the server's state (a failure); a `destructiveHint: false` tool took something
+    /// away, an `idempotentHint: true` one did more when called twice, an `openWorldHint:
+    /// false` one reached the network (warnings); a tool without annotations changed files
+    /// (an info).
     AnnotationMismatch,
     /// An annotation key that clients ignore because it is misspelled (`readonlyHint`,
     /// `read_only_hint`, `readOnly`): a warning naming the hint that was meant.
     MisnamedAnnotation,
+    /// A string a tool wrote does not read back as written from the reader that shows it (a
+    /// newline, tab, quote, non-ASCII text or a leading `#`/`-` lost, split or changed): a
+    /// warning with the write and what the reader shows.
+    RoundTripMismatch,
     /// A kind this version does not know, kept as written (from a newer report).
     Other(String),
 }
@@ -461,9 +468,9 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
         Rule {
             id: "MCPF0033",
             name: "annotation-mismatch",
-            short: "A tool did what its annotations say it does not: a readOnlyHint tool changed files or the server's state, an openWorldHint: false tool reached the network, or a tool changed files without declaring annotations at all.",
+            short: "A tool did what its annotations say it does not: a readOnlyHint tool changed files or the server's state, a destructiveHint: false tool took something away, an idempotentHint tool did more when called twice, an openWorldHint: false tool reached the network, or a tool changed files without declaring annotations at all.",
             expected: "a readOnlyHint: true tool that leaves its environment as it found it",
-            help: "Clients act on annotations without checking them (readOnlyHint tools run with less or no confirmation): make the tool do what they say (a read-only tool leaves files and state alone, a closed world stays off the network), or declare what it does (readOnlyHint: false, openWorldHint: true); the finding names what changed and the call.",
+            help: "Clients act on annotations without checking them (readOnlyHint tools run with less or no confirmation): make the tool do what they say (a read-only tool leaves files and state alone, a non-destructive one only adds, an idempotent one does nothing more when called again, a closed world stays off the network), or declare what it does (readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true); the finding names what changed and the call.",
         },
     ),
     (
@@ -474,6 +481,16 @@ pub const KINDS: &[(FindingKind, Rule)] = &[
             short: "An annotation key is a misspelling of a hint that clients read, so they ignore it.",
             expected: "the hint under its exact name (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)",
             help: "Rename the key to the hint it means; clients match hint names exactly, so a misspelled one counts as absent (and readOnlyHint absent means not read-only).",
+        },
+    ),
+    (
+        FindingKind::RoundTripMismatch,
+        Rule {
+            id: "MCPF0035",
+            name: "round-trip-mismatch",
+            short: "A string a tool wrote does not read back as written: a newline, tab, quote, non-ASCII text or a leading # or - was lost, changed or split into another record.",
+            expected: "every string a successful write stored reads back unchanged from the server's readers",
+            help: "Store and show written text as it was given: escape it where the store's format gives characters a meaning (one record per line, Markdown, CSV), so a newline cannot make a second record a model never wrote.",
         },
     ),
 ];

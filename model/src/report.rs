@@ -396,9 +396,10 @@ impl AnnotationCheck {
             format!("{}{tail}", shown.join(", "))
         };
         match self.verdict {
-            AnnotationVerdict::Mismatch => {
-                Some(format!("annotations: readOnlyHint, but changed {}", files()))
-            }
+            AnnotationVerdict::Mismatch => Some(match &self.note {
+                Some(note) => format!("annotations: {note}"),
+                None => format!("annotations: readOnlyHint, but changed {}", files()),
+            }),
             AnnotationVerdict::Unannotated => {
                 Some(format!("annotations: none, but changed {}", files()))
             }

@@ -2,21 +2,28 @@
 //! file in its working directory (`peek`), one that appends to a list another tool shows
 //! (`remember`, `recall`), a closed world that resolves a host (`resolve`), honest read-only
 //! tools (one whose output is the time), a writer annotated as one (`save`), a writer without
-//! annotations (`jot`) and a misspelled hint (`tidy`). The server runs in a throwaway sandbox: the caller's directory is
+//! annotations (`jot`) and a misspelled hint (`tidy`); `fx-writes` has writers whose
+//! `destructiveHint: false` or `idempotentHint: true` is a lie, and a store that splits a note
+//! on a newline (a round trip that breaks). The server runs in a throwaway sandbox: the caller's directory is
 //! never written, and the sandbox is gone after the run unless kept.
 //!
 //! See: issue 32.
 
 use crate::run::server;
 use crate::util::{TempDir, command, finish, tool};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::path::Path;
 
 /// Runs `mcp-fuzz --json -q ARGS -- fx-annotations` in `cwd`, with `tmp` as its TMPDIR (where
 /// the sandbox is made).
 fn run_in(cwd: &Path, tmp: &Path, args: &[&str]) -> (i32, Value, String) {
+    run_server_in("fx-annotations", cwd, tmp, args)
+}
+
+/// [`run_in`] with the fixture `name`.
+fn run_server_in(name: &str, cwd: &Path, tmp: &Path, args: &[&str]) -> (i32, Value, String) {
     let mut cmd = command(["--json", "-q", "--cases", "3"]);
-    cmd.args(args).arg("--").arg(server("fx-annotations"));
+    cmd.args(args).arg("--").arg(server(name));
     cmd.current_dir(cwd).env("TMPDIR", tmp);
     let run = finish(cmd.spawn().expect("mcp-fuzz starts"));
     let report = serde_json::from_str(&run.stdout)
@@ -119,4 +126,56 @@ fn no_sandbox_runs_where_told_and_keep_sandbox_leaves_it_with_its_path_printed()
     let e = finish(command(["--no-sandbox", "--", "srv", "{sandbox}/db"]).spawn().expect("starts"));
     e.assert_code(2);
     assert!(e.stderr.contains("`{sandbox}`") && e.stderr.contains("--no-sandbox"), "{}", e.stderr);
+}
+
+#[test]
+fn writers_whose_hints_or_stores_lie_get_a_warning_with_the_call_and_honest_ones_none() {
+    let (cwd, tmp) = (TempDir::new("ann-cwd"), TempDir::new("ann-tmp"));
+    let (code, r, stderr) =
+        run_server_in("fx-writes", cwd.path(), tmp.path(), &["--include-destructive"]);
+    assert_eq!(code, 0, "warnings only: {stderr}\n{r:#}");
+    let of = |tool: &str| -> Vec<&Value> {
+        r["findings"].as_array().expect("findings").iter().filter(|f| f["tool"] == tool).collect()
+    };
+    let archive = of("archive_note");
+    assert_eq!(archive.len(), 1, "{r:#}");
+    assert_eq!(
+        (archive[0]["kind"].as_str(), archive[0]["severity"].as_str()),
+        (Some("annotation-mismatch"), Some("warning"))
+    );
+    let words = archive[0]["message"].as_str().expect("message");
+    assert!(
+        words.contains("destructiveHint: false")
+            && words.contains("tool list_notes no longer shows `- "),
+        "{words}"
+    );
+    assert!(archive[0]["arguments"]["index"].is_u64(), "{:#}", archive[0]);
+    let tag = of("tag");
+    assert_eq!(tag.len(), 1, "{r:#}");
+    let words = tag[0]["message"].as_str().expect("message");
+    assert!(
+        words.contains("idempotentHint: true") && words.contains("after the second call"),
+        "{words}"
+    );
+    for t in ["archive_note", "tag"] {
+        assert_eq!(tool(&r, t)["annotations"]["verdict"], "mismatch", "{t}");
+    }
+    let trip = of("add_note");
+    assert_eq!(trip.len(), 1, "{r:#}");
+    assert_eq!(trip[0]["kind"], "round-trip-mismatch");
+    let write = trip[0].get("minimalArguments").unwrap_or(&trip[0]["arguments"]);
+    let text = write["text"].as_str().expect("a string `text`");
+    assert!(text.starts_with("mcpfuzz") && text.ends_with("\nsecond line"), "{write}");
+    assert_eq!(write.as_object().map(Map::len), Some(1), "only `text`: {write}");
+    // Honest writers, and the readers: nothing.
+    for honest in ["set_title", "touch", "list_notes", "list_tags", "get_title"] {
+        assert!(of(honest).is_empty(), "{honest}: {r:#}");
+    }
+    assert_eq!(tool(&r, "touch")["annotations"]["verdict"], "consistent");
+    assert!(entries(cwd.path()).is_empty() && entries(tmp.path()).is_empty());
+
+    // Without --include-destructive no writer is called, and nothing is judged.
+    let (code, r, _) = run_server_in("fx-writes", cwd.path(), tmp.path(), &[]);
+    assert_eq!(code, 0);
+    assert!(r["findings"].as_array().expect("findings").is_empty(), "{r:#}");
 }

@@ -210,6 +210,15 @@ impl Snapshot {
             .collect()
     }
 
+    /// The content of the file at `path`, when the snapshot kept it.
+    #[must_use]
+    pub fn bytes(&self, path: &Path) -> Option<&[u8]> {
+        match self.entries.get(path)? {
+            Entry::File { bytes: Some(b), .. } => Some(b),
+            _ => None,
+        }
+    }
+
     /// Whether [`Snapshot::restore`] can put the tree back.
     #[must_use]
     pub fn restorable(&self) -> bool {

@@ -35,7 +35,9 @@ pub fn render(r: &Report) -> Value {
                     | FindingKind::UnflaggedError
                     | FindingKind::Slow
                     | FindingKind::Flaky
-                    | FindingKind::GaveUp,
+                    | FindingKind::GaveUp
+                    | FindingKind::MisnamedAnnotation
+                    | FindingKind::RoundTripMismatch,
                 ) => Level::Warning,
                 Some(
                     FindingKind::ValidCallFailed

@@ -123,10 +123,20 @@ pub(crate) async fn judged(
         finding = readers.judge(&reading, started, slot).await;
         if finding.is_some() {
             check.verdict = AnnotationVerdict::Mismatch;
-            check.note = Some("the server's state changed".into());
+            check.note = Some("readOnlyHint, but the server's state changed".into());
         }
     }
-    Some((check, finding.into_iter().chain(reaches_out(started)).collect()))
+    // On a process of its own: the writes must not change the state the cases built, which
+    // values fed to later tools come from.
+    let mut own = slot.sibling();
+    let writes = before.writes(started, &mut own, readers).await;
+    own.close().await;
+    if let Some(note) = writes.note {
+        check.verdict = AnnotationVerdict::Mismatch;
+        check.note = Some(note);
+    }
+    let all = finding.into_iter().chain(writes.findings).chain(reaches_out(started));
+    Some((check, all.collect()))
 }
 
 /// A warning for a tool that declares `openWorldHint: false` and whose calls show network
@@ -165,9 +175,9 @@ pub(crate) fn reaches_out(started: &Started<'_>) -> Option<Finding> {
 
 /// The sandbox as it was before a tool's cases.
 pub(crate) struct Before {
-    snapshot: Snapshot,
-    dirs: Vec<PathBuf>,
-    sandbox: std::sync::Arc<crate::sandbox::Sandbox>,
+    pub(super) snapshot: Snapshot,
+    pub(super) dirs: Vec<PathBuf>,
+    pub(super) sandbox: std::sync::Arc<crate::sandbox::Sandbox>,
     /// What the readers answered, for a read-only tool.
     reading: Option<Reading>,
 }
@@ -199,7 +209,7 @@ impl Before {
     /// line, and a finding when they disagree. A change is put on the call that makes it again
     /// on `slot`, with the tree put back as it was before each try.
     pub(crate) async fn judge(
-        self,
+        &self,
         started: &Started<'_>,
         slot: &mut Instance<'_>,
     ) -> (AnnotationCheck, Option<Finding>) {

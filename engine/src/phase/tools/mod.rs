@@ -15,6 +15,7 @@ pub mod shrink;
 pub(crate) mod start;
 pub(crate) mod timeouts;
 pub(crate) mod worker;
+pub(crate) mod writes;
 
 use crate::config::RunConfig;
 use crate::events::{Events, RunEventKind};

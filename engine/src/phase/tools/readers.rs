@@ -142,6 +142,21 @@ impl Readers {
             .all(|(i, r)| self.is_dropped(i) || r.tool.as_deref() == Some(tool))
     }
 
+    /// The readers still read, by index.
+    pub(super) fn live(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.readers.len()).filter(|&i| !self.is_dropped(i))
+    }
+
+    /// The name of reader `i` (`tool recall`, `resources/list`).
+    pub(super) fn name(&self, i: usize) -> &str {
+        self.readers.get(i).map_or("", |r| r.name.as_str())
+    }
+
+    /// What reader `i` answers now.
+    pub(super) async fn read_one(&self, i: usize, slot: &mut Instance<'_>) -> Option<Value> {
+        read(self.readers.get(i)?, slot).await
+    }
+
     /// What every reader answers now.
     pub(crate) async fn read(&self, slot: &mut Instance<'_>) -> Reading {
         let mut out = Vec::with_capacity(self.readers.len());
@@ -152,7 +167,7 @@ impl Readers {
     }
 
     /// The first reader still read that answered in both readings and differently.
-    fn changed(&self, before: &Reading, after: &Reading) -> Option<usize> {
+    pub(super) fn changed(&self, before: &Reading, after: &Reading) -> Option<usize> {
         (0..self.readers.len()).find(|&i| {
             !self.is_dropped(i) && matches!((&before[i], &after[i]), (Some(a), Some(b)) if a != b)
         })
@@ -256,7 +271,11 @@ impl Readers {
 
     /// Whether a reader changes on a fresh process with no call, over `took` (and a little
     /// more).
-    async fn on_its_own(&self, slot: &mut Instance<'_>, took: std::time::Duration) -> bool {
+    pub(super) async fn on_its_own(
+        &self,
+        slot: &mut Instance<'_>,
+        took: std::time::Duration,
+    ) -> bool {
         slot.renew().await;
         let _ = slot.ready().await;
         let first = self.read(slot).await;
@@ -267,7 +286,7 @@ impl Readers {
 
 /// Where two readings differ, as a short excerpt of each: a tool's text when the texts differ,
 /// else the JSON from a little before the first difference.
-fn difference(a: Option<&Value>, b: Option<&Value>) -> (String, String) {
+pub(super) fn difference(a: Option<&Value>, b: Option<&Value>) -> (String, String) {
     let (ta, tb) = (shown(a), shown(b));
     let (ta, tb) = if ta == tb {
         let (ja, jb) = (
@@ -318,7 +337,7 @@ async fn read(reader: &Reader, slot: &mut Instance<'_>) -> Option<Value> {
 }
 
 /// A reader's answer in a finding: a tool's text, else the JSON.
-fn shown(v: Option<&Value>) -> String {
+pub(super) fn shown(v: Option<&Value>) -> String {
     let Some(v) = v else { return "no answer".into() };
     let texts: Vec<&str> = v
         .get("content")
