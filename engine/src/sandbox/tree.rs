@@ -185,7 +185,9 @@ impl Snapshot {
         for (path, entry) in &after.entries {
             match self.entries.get(path) {
                 None => c.created.push(path.clone()),
-                Some(old) if !old.same(entry) => c.changed.push(path.clone()),
+                Some(old) if !old.same(entry) && !stat_cache_only(path, old, entry) => {
+                    c.changed.push(path.clone());
+                }
                 Some(_) => {}
             }
         }
@@ -264,6 +266,59 @@ impl Snapshot {
     }
 }
 
+/// Whether `path` is a Git index (`.git/index`, or a submodule's or worktree's under `.git/`)
+/// whose entries (mode, object id, stage and path) are the same in both: what changed is only
+/// the stat data Git caches there, which `git status` and `git diff` refresh (a read-only
+/// command writing no state of the repository).
+fn stat_cache_only(path: &Path, old: &Entry, new: &Entry) -> bool {
+    let in_git = path.components().any(|c| c.as_os_str() == ".git");
+    if !in_git || path.file_name().is_none_or(|n| n != "index") {
+        return false;
+    }
+    match (old, new) {
+        (Entry::File { bytes: Some(a), .. }, Entry::File { bytes: Some(b), .. }) => {
+            index_entries(a).is_some_and(|x| index_entries(b).is_some_and(|y| x == y))
+        }
+        _ => false,
+    }
+}
+
+/// One entry of a Git index without its stat data: mode, object id, stage bits, path.
+type IndexEntry<'b> = (&'b [u8], &'b [u8], u16, &'b [u8]);
+
+/// The entries of a Git index of version 2 or 3 with SHA-1 object ids, without their stat data:
+/// (mode, object id, stage, path) each. `None` for anything else (version 4 compresses paths;
+/// a SHA-256 repository's ids are longer): such a change counts as a change.
+fn index_entries(b: &[u8]) -> Option<Vec<IndexEntry<'_>>> {
+    let word = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    };
+    if b.get(..4)? != b"DIRC" || !(2..=3).contains(&word(4)?) {
+        return None;
+    }
+    let (version, count) = (word(4)?, word(8)?);
+    let mut at = 12usize;
+    let mut out = Vec::new();
+    for _ in 0..count {
+        // 40 bytes of stat data, a 20-byte id, 2 bytes of flags, (v3) 2 more, the path, NULs.
+        let flags = u16::from_be_bytes(b.get(at + 60..at + 62)?.try_into().ok()?);
+        let mut name = at + 62;
+        if version == 3 && flags & 0x4000 != 0 {
+            name += 2;
+        }
+        let len = b.get(name..)?.iter().position(|&c| c == 0)?;
+        out.push((
+            b.get(at + 24..at + 28)?,
+            b.get(at + 40..at + 60)?,
+            flags & 0x3000,
+            &b[name..name + len],
+        ));
+        // The entry is padded with 1 to 8 NULs to a multiple of 8 bytes.
+        at += (name - at + len + 8) & !7;
+    }
+    Some(out)
+}
+
 fn file_entry(path: &Path, keep: bool, modified: Option<std::time::SystemTime>) -> Entry {
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -331,6 +386,41 @@ pub(crate) fn make_removable(root: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use crate::sandbox::{Sandbox, SandboxOptions};
+
+    /// A Git index (version 2) of one entry: `mtime`, the object id's first byte, `path`.
+    fn index(mtime: u8, id: u8, path: &str) -> Vec<u8> {
+        let mut b = b"DIRC\0\0\0\x02\0\0\0\x01".to_vec();
+        let mut stat = [0u8; 40];
+        stat[8] = mtime;
+        stat[24..28].copy_from_slice(&0o100_644u32.to_be_bytes());
+        b.extend(stat);
+        b.extend([id; 20]);
+        b.extend(u16::try_from(path.len()).expect("short").to_be_bytes());
+        b.extend(path.as_bytes());
+        let entry = 62 + path.len();
+        b.extend(vec![0u8; (entry + 8) / 8 * 8 - entry]);
+        b.extend(b"TREE\0\0\0\0");
+        b
+    }
+
+    #[test]
+    fn a_git_index_whose_stat_data_alone_changed_is_unchanged() {
+        let entry = |b: Vec<u8>| Entry::File {
+            len: b.len() as u64,
+            modified: None,
+            hash: b.len() as u64 + u64::from(b[20]) + u64::from(b[52]),
+            bytes: Some(b.into()),
+        };
+        let at = Path::new("/s/work/.git/index");
+        let was = entry(index(1, 7, "a.txt"));
+        assert_eq!(index_entries(&index(1, 7, "a.txt")).map(|e| e.len()), Some(1));
+        assert!(stat_cache_only(at, &was, &entry(index(2, 7, "a.txt"))), "a refresh");
+        assert!(!stat_cache_only(at, &was, &entry(index(1, 8, "a.txt"))), "a new object: staged");
+        assert!(!stat_cache_only(at, &was, &entry(index(1, 7, "b.txt"))), "another path");
+        assert!(!stat_cache_only(Path::new("/s/work/index"), &was, &entry(index(2, 7, "a.txt"))));
+        assert!(index_entries(b"DIRC\0\0\0\x04\0\0\0\0").is_none(), "version 4 is not read");
+        assert!(index_entries(&index(1, 7, "a.txt")[..70]).is_none(), "cut short");
+    }
 
     #[test]
     fn changes_are_seen_and_put_back() {
