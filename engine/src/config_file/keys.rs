@@ -120,7 +120,7 @@ profile! {
     /// Keep the sandbox directory after the run (its path is printed).
     keep_sandbox: bool = "keep-sandbox";
     /// A directory copied into the sandbox's working directory before the server starts
-    /// (never touched itself).
+    /// (never touched itself); relative to the config file.
     sandbox_from: String = "sandbox-from";
     /// Client capabilities declared besides roots, so that the server's paths behind them are
     /// fuzzed too: `sampling` (answered with a fixed text), `elicitation` (form mode, answered

@@ -122,6 +122,9 @@ impl ConfigFile {
         {
             *path = dir.join(&*path);
         }
+        if let Some(from) = &mut p.sandbox_from {
+            *from = dir.join(&*from).to_string_lossy().into_owned();
+        }
         Ok(p)
     }
 
@@ -221,7 +224,8 @@ mod tests {
         std::fs::create_dir_all(&sub).expect("temp dir");
         std::fs::write(
             dir.join(FILE_NAME),
-            "[profile.default]\ncases = 3\nbaseline = \"base.json\"\n[profile.ci]\nseed = 9\n\
+            "[profile.default]\ncases = 3\nbaseline = \"base.json\"\nsandbox-from = \"seed\"\n\
+             [profile.ci]\nseed = 9\n\
              [profile.nightly]\ncases = 500\n",
         )
         .expect("writes");
@@ -231,6 +235,8 @@ mod tests {
         assert_eq!((ci.cases, ci.seed), (Some(3), Some(9)));
         assert_eq!(ci.output_dir, Some(dir.join("mcp-fuzz-report")), "the built-in ci layer");
         assert_eq!(ci.baseline, Some(dir.join("base.json")), "relative to the file");
+        let seed = dir.join("seed").to_string_lossy().into_owned();
+        assert_eq!(ci.sandbox_from, Some(seed), "relative to the file");
         assert_eq!(f.profile("nightly").expect("nightly").cases, Some(500));
         let e = f.profile("weekly").expect_err("unknown").to_string();
         assert!(e.contains("`ci`, `default`, `nightly`"), "{e}");
