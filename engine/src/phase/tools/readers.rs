@@ -31,6 +31,12 @@ const MAX_TRIES: usize = 3;
 /// Why: it is read twice around every read-only tool; a slow one would cost the run more than
 /// it tells.
 const QUICK: std::time::Duration = std::time::Duration::from_millis(1500);
+/// The least time between a run's two readings of each candidate reader.
+///
+/// Why: clocks shown to the second are common (`created at 2:31:34 AM`); two readings a few
+/// milliseconds apart do not tell them, and a reader that changes on its own costs a search on
+/// fresh processes later.
+const TICK: std::time::Duration = std::time::Duration::from_millis(1100);
 /// Characters of a reader's answer quoted in a finding.
 const QUOTED: usize = 160;
 
@@ -60,7 +66,7 @@ pub(crate) type Reading = Vec<Option<Value>>;
 impl Readers {
     /// Picks the readers of `listing` and the server's capabilities, each read twice on
     /// `slot` (a process of its own: the reads are calls the campaign's processes do not
-    /// count): only those that answered the same both times are kept.
+    /// count), [`TICK`] apart: only those that answered the same both times are kept.
     pub(crate) async fn pick(
         listing: &Listing,
         capabilities: &Value,
@@ -110,9 +116,18 @@ impl Readers {
                 params: json!({}),
             });
         }
+        // Every candidate read, then read again a clock's tick later: an answer that holds the
+        // time to the second (a resource "created at 2:31:34 AM") is no reader.
+        let began = std::time::Instant::now();
+        let mut first = Vec::with_capacity(candidates.len());
+        for reader in &candidates {
+            first.push(quickly(read(reader, slot)).await.flatten());
+        }
+        if first.iter().any(Option::is_some) {
+            tokio::time::sleep(TICK.saturating_sub(began.elapsed())).await;
+        }
         let mut readers = Vec::new();
-        for reader in candidates {
-            let first = quickly(read(&reader, slot)).await.flatten();
+        for (reader, first) in candidates.into_iter().zip(first) {
             if first.is_some() && first == quickly(read(&reader, slot)).await.flatten() {
                 readers.push(reader);
             }
