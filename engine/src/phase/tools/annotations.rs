@@ -366,16 +366,22 @@ impl Before {
         now: &Snapshot,
     ) -> (Changes, Snapshot) {
         let _ = slot.ready().await;
-        let now = &Snapshot::take(&self.dirs, Some(now));
-        let from = if self.snapshot.restorable() && self.snapshot.restore(now).is_ok() {
-            &self.snapshot
-        } else {
-            now
-        };
-        let from = from.clone();
+        let from = self.put_back(now);
         let _ = slot.call(&tool.name, arguments, None, Keep::default()).await;
         let tree = Snapshot::take(&self.dirs, Some(&from));
         (from.changes(&tree), tree)
+    }
+}
+
+impl Before {
+    /// Puts the tree back as it was before the tool, when it can, given it was last seen as
+    /// `last` (whose hashes are reused); the tree as it is then.
+    pub(super) fn put_back(&self, last: &Snapshot) -> Snapshot {
+        let now = Snapshot::take(&self.dirs, Some(last));
+        if self.snapshot.restorable() && self.snapshot.restore(&now).is_ok() {
+            return self.snapshot.clone();
+        }
+        now
     }
 }
 

@@ -90,7 +90,7 @@ impl Before {
         if let Some(f) = self.round_trip(started, &order, slot, readers).await {
             out.findings.push(f);
         }
-        self.put_back();
+        self.put_back(&self.snapshot);
         out
     }
 
@@ -170,7 +170,7 @@ impl Before {
     ) -> Option<Seen> {
         slot.renew().await;
         slot.ready().await.ok()?;
-        let tree = self.put_back();
+        let tree = self.put_back(&self.snapshot);
         let first = readers.read(slot).await;
         if readers.changed(&first, &readers.read(slot).await).is_some() {
             return None;
@@ -222,15 +222,6 @@ impl Before {
         Some(Seen { lost, again, took })
     }
 
-    /// Puts the tree back as it was before the tool, when it can; the tree as it is then.
-    fn put_back(&self) -> Snapshot {
-        let now = Snapshot::take(&self.dirs, Some(&self.snapshot));
-        if self.snapshot.restorable() && self.snapshot.restore(&now).is_ok() {
-            return Snapshot::take(&self.dirs, Some(&now));
-        }
-        now
-    }
-
     /// The first write, among [`VARIANTS`] in a free string field of the smallest successful
     /// case, that a reader shows changed (it shows the write's marker, not the value written);
     /// the write shrunk as long as it still does not read back. On one
@@ -274,7 +265,7 @@ impl Before {
                 let Some(read) = back(slot, tool, &write, &field, readers, reader).await else {
                     continue;
                 };
-                let (minimal, _) = self
+                let minimal = self
                     .smallest(started, &write, &field, template, slot, readers, reader, &mut marks)
                     .await;
                 let value = write[&field].as_str().unwrap_or_default();
@@ -312,7 +303,7 @@ impl Before {
         readers: &Readers,
         reader: usize,
         marks: &mut Marks,
-    ) -> (Map<String, Value>, usize) {
+    ) -> Map<String, Value> {
         let mut best = write.clone();
         let mut tries = 0;
         'shrink: loop {
@@ -337,7 +328,7 @@ impl Before {
             }
             break;
         }
-        (best, tries)
+        best
     }
 }
 
